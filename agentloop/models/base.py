@@ -1,0 +1,95 @@
+"""The provider registry and the ``ModelSource`` protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from agentloop.errors import ModelSpecError
+
+__all__ = [
+    "ModelSource",
+    "ProviderFactory",
+    "SharedModelSource",
+    "known_prefixes",
+    "open_model",
+    "register_provider",
+]
+
+
+class ModelSource(Protocol):
+    """Hands out the chat model for one sample and epoch; closed when the run ends."""
+
+    def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
+        """The model that answers this sample (a shared client or a per-sample double)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the source holds (connections, child processes)."""
+        ...
+
+
+class SharedModelSource:
+    """One model instance for every sample (live clients pool their connections)."""
+
+    def __init__(self, model: BaseChatModel) -> None:
+        self.model = model
+
+    def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
+        return self.model
+
+    async def aclose(self) -> None:
+        return None
+
+
+# A provider gets the spec's value (after the prefix) and the config's model params.
+ProviderFactory = Callable[[str, dict[str, Any]], Any]
+_PROVIDERS: dict[str, ProviderFactory] = {}
+
+
+def register_provider(prefix: str, factory: ProviderFactory) -> None:
+    """Make ``prefix:...`` specs open sources through ``factory(value, params)``.
+
+    The factory returns a ``ModelSource`` or an awaitable of one.
+    """
+    _PROVIDERS[prefix] = factory
+
+
+def known_prefixes() -> list[str]:
+    """The registered spec prefixes, sorted."""
+    return sorted(_PROVIDERS)
+
+
+def _split(spec: str) -> tuple[str, str]:
+    prefix, sep, value = spec.partition(":")
+    if not sep or not value:
+        raise ModelSpecError(
+            f"bad model spec {spec!r}: expected PREFIX:VALUE with PREFIX one of "
+            f"{', '.join(known_prefixes())}"
+        )
+    if prefix not in _PROVIDERS:
+        raise ModelSpecError(
+            f"unknown model spec prefix {prefix!r} in {spec!r}; known: {', '.join(known_prefixes())}"
+        )
+    return prefix, value
+
+
+def check_spec(spec: str) -> None:
+    """Raise ``ModelSpecError`` when ``spec`` has no known prefix (no side effects)."""
+    _split(spec)
+
+
+@asynccontextmanager
+async def open_model(spec: str, params: dict[str, Any] | None = None) -> AsyncIterator[ModelSource]:
+    """Open the model source a spec names, and close it on the way out (errors included)."""
+    prefix, value = _split(spec)
+    source = _PROVIDERS[prefix](value, dict(params or {}))
+    if hasattr(source, "__await__"):
+        source = await source
+    try:
+        yield source
+    finally:
+        await source.aclose()

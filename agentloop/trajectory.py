@@ -1,0 +1,204 @@
+"""The record of one agent run: messages, per-step timings and tool-call outcomes."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "StepRecord",
+    "StopReason",
+    "TokenUsage",
+    "ToolCallRecord",
+    "ToolCallStatus",
+    "Trajectory",
+    "message_to_openai",
+]
+
+ToolCallStatus = Literal[
+    "ok", "error", "timeout", "invalid_args", "unknown_tool", "malformed", "round_limit"
+]
+StopReason = Literal["final", "max_rounds", "error"]
+
+
+class TokenUsage(BaseModel):
+    """Token counts as the model reported them (zero when it reported none)."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+    total_tokens: int = 0
+    """Input plus output tokens."""
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+        )
+
+
+class ToolCallRecord(BaseModel):
+    """What happened to one tool call the model requested."""
+
+    id: str
+    """The call id on the wire (the one its ToolMessage carries)."""
+    original_id: str | None = None
+    """The provider's id when agentloop replaced a missing or duplicate one."""
+    name: str
+    """The tool name the model asked for."""
+    args: dict[str, Any] | None = None
+    """Parsed arguments; None when the provider reported them malformed."""
+    raw_args: str | None = None
+    """The unparsed argument text of a malformed call."""
+    status: ToolCallStatus
+    """ok, error (raised), timeout, invalid_args (schema), unknown_tool,
+    malformed (unparseable arguments) or round_limit (not run: no rounds left)."""
+    duration_s: float = 0.0
+    """Time spent executing the tool (0 when it was not run)."""
+    error: str | None = None
+    """Why the call did not succeed, as told to the model."""
+    recovered: bool = False
+    """True when the call was recovered from text content rather than native tool calls."""
+
+
+class StepRecord(BaseModel):
+    """One model call and the tool calls it requested. A step with tool calls is a round."""
+
+    latency_s: float
+    """Wall time of the model call, retries included."""
+    usage: TokenUsage | None = None
+    """Token usage of this call, when the model reports it."""
+    retries: int = 0
+    """Temporary errors retried before the call succeeded."""
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    """The requested calls, in request order."""
+
+
+class Trajectory(BaseModel):
+    """Everything one run did; serializes to JSON and back unchanged."""
+
+    messages: list[AnyMessage]
+    """The whole conversation, input messages first; always a valid OpenAI conversation."""
+    steps: list[StepRecord] = Field(default_factory=list)
+    """One record per model call."""
+    stop_reason: StopReason
+    """final (answered), max_rounds (round cap reached) or error (model failed)."""
+    final_answer: str | None = None
+    """The text of the last assistant message, or None when there is none."""
+    error: str | None = None
+    """The model error that stopped the run (``stop_reason == "error"``)."""
+    rounds: int = 0
+    """Rounds run: model calls that requested tools whose calls were executed."""
+    tool_calls_by_status: dict[str, int] = Field(default_factory=dict)
+    """Count of tool calls per status."""
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    """Token usage summed over all model calls."""
+    wall_time_s: float = 0.0
+    """Wall time of the whole run."""
+    model: dict[str, Any] = Field(default_factory=dict)
+    """Model name and parameters where known; never credentials."""
+
+    @classmethod
+    def build(
+        cls,
+        messages: list[BaseMessage],
+        steps: list[StepRecord],
+        stop_reason: StopReason,
+        *,
+        error: str | None = None,
+        wall_time_s: float = 0.0,
+        model: dict[str, Any] | None = None,
+    ) -> Trajectory:
+        """Assemble a trajectory, deriving the totals from the steps."""
+        statuses: Counter[str] = Counter()
+        usage = TokenUsage()
+        rounds = 0
+        for step in steps:
+            if step.usage is not None:
+                usage = usage + step.usage
+            executed = [c for c in step.tool_calls if c.status != "round_limit"]
+            rounds += bool(executed)
+            statuses.update(c.status for c in step.tool_calls)
+        return cls(
+            messages=list(messages),
+            steps=steps,
+            stop_reason=stop_reason,
+            final_answer=_last_answer(messages),
+            error=error,
+            rounds=rounds,
+            tool_calls_by_status=dict(statuses),
+            usage=usage,
+            wall_time_s=wall_time_s,
+            model=model or {},
+        )
+
+    def tool_calls(self) -> list[ToolCallRecord]:
+        """All tool calls of all steps, in the order they were requested."""
+        return [call for step in self.steps for call in step.tool_calls]
+
+    def to_openai_messages(self) -> list[dict[str, Any]]:
+        """The conversation as OpenAI chat-format dicts (JSON-string ``arguments``)."""
+        return [message_to_openai(m) for m in self.messages]
+
+
+def _last_answer(messages: list[BaseMessage]) -> str | None:
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            return _text(message.content)
+    return None
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def message_to_openai(message: BaseMessage) -> dict[str, Any]:
+    """One LangChain message as an OpenAI chat-format dict.
+
+    Unlike ``convert_to_openai_messages`` this keeps calls the provider reported
+    as malformed (``invalid_tool_calls``), with their raw argument text, so that
+    every tool message still answers a call in the assistant message.
+    """
+    if isinstance(message, AIMessage):
+        calls = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["args"])},
+            }
+            for c in message.tool_calls
+        ]
+        calls += [
+            {
+                "id": c.get("id"),
+                "type": "function",
+                "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""},
+            }
+            for c in message.invalid_tool_calls
+        ]
+        out: dict[str, Any] = {"role": "assistant", "content": _text(message.content)}
+        if calls:
+            out["tool_calls"] = calls
+        return out
+    if isinstance(message, ToolMessage):
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": _text(message.content),
+        }
+    role = {"human": "user", "system": "system", "ai": "assistant"}.get(message.type, message.type)
+    return {"role": role, "content": _text(message.content)}

@@ -1,0 +1,69 @@
+"""Test-wide guards: no request leaves the machine."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+_LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def _is_loopback_host(host: Any) -> bool:
+    if isinstance(host, bytes):
+        host = host.decode()
+    if not isinstance(host, str):
+        return False
+    if host in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _check(address: Any) -> None:
+    if isinstance(address, tuple) and not _is_loopback_host(address[0]):
+        raise ConnectionRefusedError(f"tests may only connect to loopback, not {address[0]!r}")
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        _check(address)
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        _check(address)
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    if host is not None and not _is_loopback_host(host):
+        raise socket.gaierror(f"tests may not resolve non-loopback host {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _loopback_only() -> Iterator[None]:
+    patches = {
+        "connect": _guarded_connect,
+        "connect_ex": _guarded_connect_ex,
+    }
+    for name, fn in patches.items():
+        setattr(socket.socket, name, fn)
+    socket.getaddrinfo = _guarded_getaddrinfo
+    try:
+        yield
+    finally:
+        socket.socket.connect = _real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = _real_getaddrinfo
