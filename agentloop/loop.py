@@ -164,6 +164,7 @@ async def run_agent(
     retry: RetryPolicy | None = None,
     parse_content_tool_calls: ContentCallParser | None = None,
     raise_on_error: bool = False,
+    dispatcher: ToolDispatcher | None = None,
 ) -> Trajectory:
     """Run the tool loop until the model answers, the round cap is hit, or the model fails.
 
@@ -173,14 +174,19 @@ async def run_agent(
     ``parallel_tool_calls`` is sent to the provider only when false; one round's calls
     then run one by one. ``retry`` (default: ``RetryPolicy()``) retries temporary model
     errors; retries never count as rounds. A model error ends the run with
-    ``stop_reason="error"`` unless ``raise_on_error`` is set.
+    ``stop_reason="error"`` unless ``raise_on_error`` is set. ``dispatcher`` replaces
+    tool execution (replay serves recorded results through it); ``tools`` are then
+    only bound.
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
     started = time.perf_counter()
     history = _to_messages(messages)
     runnable, bindable = _split_tools(tools)
-    dispatcher = ToolDispatcher(runnable, timeout=tool_timeout, max_output_chars=max_tool_output_chars)
+    if dispatcher is None:
+        dispatcher = ToolDispatcher(
+            runnable, timeout=tool_timeout, max_output_chars=max_tool_output_chars
+        )
     bound: Any = model
     if bindable:
         bind_kwargs: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from agentloop.models.base import (
     ModelSource,
     SharedModelSource,
+    check_spec,
     known_prefixes,
     open_model,
     register_provider,
@@ -20,6 +21,7 @@ __all__ = [
     "ModelSource",
     "ScriptedSource",
     "SharedModelSource",
+    "check_spec",
     "known_prefixes",
     "open_model",
     "register_provider",

@@ -14,6 +14,7 @@ __all__ = [
     "ModelSource",
     "ProviderFactory",
     "SharedModelSource",
+    "check_spec",
     "known_prefixes",
     "open_model",
     "register_provider",
@@ -45,13 +46,15 @@ class SharedModelSource:
         return None
 
 
-# A provider gets the spec's value (after the prefix) and the config's model params.
-ProviderFactory = Callable[[str, dict[str, Any]], Any]
+# A provider gets the spec's value (after the prefix), the sampling params sent with
+# each request (temperature, max_tokens, seed, ...) and the connection options
+# (base_url, api_key_env, max_retries, request_timeout, ...).
+ProviderFactory = Callable[[str, dict[str, Any], dict[str, Any]], Any]
 _PROVIDERS: dict[str, ProviderFactory] = {}
 
 
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
-    """Make ``prefix:...`` specs open sources through ``factory(value, params)``.
+    """Make ``prefix:...`` specs open sources through ``factory(value, params, options)``.
 
     The factory returns a ``ModelSource`` or an awaitable of one.
     """
@@ -83,10 +86,15 @@ def check_spec(spec: str) -> None:
 
 
 @asynccontextmanager
-async def open_model(spec: str, params: dict[str, Any] | None = None) -> AsyncIterator[ModelSource]:
-    """Open the model source a spec names, and close it on the way out (errors included)."""
+async def open_model(
+    spec: str, params: dict[str, Any] | None = None, options: dict[str, Any] | None = None
+) -> AsyncIterator[ModelSource]:
+    """Open the model source a spec names, and close it on the way out (errors included).
+
+    An unknown option name is the provider's to reject with ``ModelSpecError``.
+    """
     prefix, value = _split(spec)
-    source = _PROVIDERS[prefix](value, dict(params or {}))
+    source = _PROVIDERS[prefix](value, dict(params or {}), dict(options or {}))
     if hasattr(source, "__await__"):
         source = await source
     try:

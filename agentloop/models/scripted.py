@@ -3,7 +3,7 @@
 The file is JSON (or YAML): either a list of replies used for every sample, or an
 object mapping sample ids to reply lists (``"*"`` is the fallback for other ids).
 A reply is a string (final answer) or an OpenAI-format assistant message dict.
-The model param ``latency`` (seconds) is awaited before each reply.
+The option ``latency`` (seconds) is awaited before each reply; sampling params are ignored.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ __all__ = ["ScriptedSource"]
 class ScriptedSource:
     """A fresh ``ScriptedChatModel`` per sample and epoch, from a script file."""
 
-    def __init__(self, path: str, params: dict[str, Any]) -> None:
+    def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
+        unknown = set(options) - {"latency"}
+        if unknown:
+            raise ModelSpecError(f"scripted models take no option(s): {', '.join(sorted(unknown))}")
         file = Path(path)
         if not file.is_file():
             raise ModelSpecError(f"scripted model file not found: {path}")
@@ -43,7 +46,7 @@ class ScriptedSource:
             self.scripts = {str(k): [to_ai_message(r) for r in v] for k, v in data.items()}
         except (TypeError, ValueError) as exc:
             raise ModelSpecError(f"{path}: bad reply: {exc}") from exc
-        self.latency = float(params.pop("latency", 0.0))
+        self.latency = float(options.get("latency", 0.0))
         self.path = path
 
     def for_sample(self, sample_id: str, epoch: int) -> ScriptedChatModel:
