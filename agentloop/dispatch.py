@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import anyio
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ValidationError
 
 from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_output_to_text, truncate
@@ -56,6 +57,12 @@ class PendingCall:
         self.recovered = recovered
 
 
+def _is_sync_only(tool: BaseTool) -> bool:
+    if isinstance(tool, StructuredTool):
+        return tool.coroutine is None
+    return type(tool)._arun is BaseTool._arun
+
+
 def _validation_detail(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
@@ -76,6 +83,7 @@ class ToolDispatcher:
     ) -> None:
         self.tools_by_name: dict[str, BaseTool] = {}
         self._schemas: dict[str, type[BaseModel] | None] = {}
+        self._sync_only: set[str] = set()
         for t in tools:
             if t.name in self.tools_by_name:
                 raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
@@ -83,6 +91,8 @@ class ToolDispatcher:
             schema = t.tool_call_schema
             is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
             self._schemas[t.name] = schema if is_model else None
+            if _is_sync_only(t):
+                self._sync_only.add(t.name)
         self._available = ", ".join(sorted(self.tools_by_name)) or "(none)"
         self.timeout = timeout
         self.max_output_chars = max_output_chars
@@ -135,7 +145,13 @@ class ToolDispatcher:
         output: Any = None
         try:
             with anyio.move_on_after(self.timeout) as scope:
-                output = await tool.ainvoke(call.args)
+                if call.name in self._sync_only:
+                    # Our own worker thread, abandoned on timeout: a hung sync tool
+                    # must not hold up the run (or the event loop's shutdown).
+                    invoke = functools.partial(tool.invoke, call.args)
+                    output = await anyio.to_thread.run_sync(invoke, abandon_on_cancel=True)
+                else:
+                    output = await tool.ainvoke(call.args)
         except Exception as exc:  # a failing tool is contained, never fatal
             detail = f"{type(exc).__name__}: {exc}"
             elapsed = time.perf_counter() - started

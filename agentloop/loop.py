@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from collections.abc import Callable, Sequence
@@ -252,10 +253,9 @@ def run_agent_sync(
 ) -> Trajectory:
     """``run_agent`` for synchronous callers (same arguments, same result)."""
     try:
+        asyncio.get_running_loop()
+    except RuntimeError:
         return anyio.run(functools.partial(run_agent, model, tools, messages, **options))
-    except RuntimeError as exc:
-        if "already running" in str(exc):
-            raise RuntimeError(
-                "run_agent_sync was called inside a running event loop; await run_agent instead"
-            ) from exc
-        raise
+    raise RuntimeError(
+        "run_agent_sync was called inside a running event loop; await run_agent instead"
+    )

@@ -182,6 +182,8 @@ class FunctionChatModel(_RecordingChatModel):
         self._requests.append(list(messages))
         reply = self.fn(messages, kwargs.get("tools") or [])
         if inspect.isawaitable(reply):
+            if inspect.iscoroutine(reply):
+                reply.close()
             raise TypeError("FunctionChatModel: an async fn needs ainvoke, not invoke")
         return self._result(to_ai_message(reply))
 
