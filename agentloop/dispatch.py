@@ -88,7 +88,7 @@ class ToolDispatcher:
             if t.name in self.tools_by_name:
                 raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
             self.tools_by_name[t.name] = t
-            schema = t.tool_call_schema
+            schema: Any = t.tool_call_schema
             is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
             self._schemas[t.name] = schema if is_model else None
             if _is_sync_only(t):
@@ -142,26 +142,31 @@ class ToolDispatcher:
                 return self._finish(call, "invalid_args", text)
 
         started = time.perf_counter()
-        output: Any = None
         try:
-            with anyio.move_on_after(self.timeout) as scope:
-                if call.name in self._sync_only:
-                    # Our own worker thread, abandoned on timeout: a hung sync tool
-                    # must not hold up the run (or the event loop's shutdown).
-                    invoke = functools.partial(tool.invoke, call.args)
-                    output = await anyio.to_thread.run_sync(invoke, abandon_on_cancel=True)
-                else:
-                    output = await tool.ainvoke(call.args)
+            if self.timeout is None:  # no cancel scope: it costs on every call
+                output = await self._invoke(tool, call)
+            else:
+                with anyio.move_on_after(self.timeout) as scope:
+                    output = await self._invoke(tool, call)
+                if scope.cancelled_caught:
+                    text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
+                    return self._finish(call, "timeout", text, time.perf_counter() - started)
         except Exception as exc:  # a failing tool is contained, never fatal
             detail = f"{type(exc).__name__}: {exc}"
             elapsed = time.perf_counter() - started
             return self._finish(call, "error", RAISED.format(detail=detail), elapsed)
         elapsed = time.perf_counter() - started
-        if scope.cancelled_caught:
-            text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
-            return self._finish(call, "timeout", text, elapsed)
         text = tool_output_to_text(output, self.max_output_chars)
         return self._finish(call, "ok", text, elapsed)
+
+    async def _invoke(self, tool: BaseTool, call: PendingCall) -> Any:
+        args = call.args or {}
+        if call.name in self._sync_only:
+            # Our own worker thread, abandoned on timeout: a hung sync tool
+            # must not hold up the run (or the event loop's shutdown).
+            invoke = functools.partial(tool.invoke, args)
+            return await anyio.to_thread.run_sync(invoke, abandon_on_cancel=True)
+        return await tool.ainvoke(args)
 
     def _finish(
         self, call: PendingCall, status: ToolCallStatus, text: str, duration: float = 0.0
@@ -174,7 +179,8 @@ class ToolDispatcher:
             name=call.name,
             status="success" if status == "ok" else "error",
         )
-        record = ToolCallRecord(
+        # model_construct: every value here is already of its field's type.
+        record = ToolCallRecord.model_construct(
             id=call.id,
             original_id=call.original_id,
             name=call.name,

@@ -86,7 +86,7 @@ class _CallIds:
         self.seen: set[str] = set()
         for message in history:
             if isinstance(message, AIMessage):
-                self.seen.update(c["id"] for c in message.tool_calls if c.get("id"))
+                self.seen.update(c["id"] for c in message.tool_calls if c["id"])
 
     def claim(self, wanted: str | None, step: int, index: int) -> str:
         if wanted and wanted not in self.seen:
@@ -242,8 +242,9 @@ async def run_agent(
             tool_messages, records = await dispatcher.run(calls, parallel=parallel_tool_calls)
             rounds += 1
         history.extend(tool_messages)
-        step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries, tool_calls=records)
-        steps.append(step)
+        steps.append(
+            StepRecord(latency_s=latency, usage=_usage(reply), retries=retries, tool_calls=records)
+        )
         if records[0].status == "round_limit":
             return finish("max_rounds")
 

@@ -59,6 +59,8 @@ def tool_output_to_text(value: Any, max_chars: int | None = DEFAULT_MAX_TOOL_OUT
     """The wire text of a tool's result: strings as they are, everything else as JSON."""
     if isinstance(value, str):
         text = value
+    elif type(value) is int:
+        text = str(value)
     elif isinstance(value, (bytes, bytearray, memoryview)):
         text = to_jsonable(value)
     else:

@@ -110,9 +110,9 @@ class ScriptedChatModel(_RecordingChatModel):
     >>> m = ScriptedChatModel(["hello"])
     >>> m.invoke("hi").content
     'hello'
-    >>> m.invoke("again")
+    >>> m.invoke("again")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    agentloop.errors.ScriptExhaustedError: ScriptedChatModel: call 2 has no scripted reply (the script holds 1)
+    agentloop.errors.ScriptExhaustedError: ScriptedChatModel: call 2 has no scripted reply ...
     """
 
     latency: float = 0.0
@@ -173,7 +173,7 @@ class FunctionChatModel(_RecordingChatModel):
     """The function computing replies."""
 
     def __init__(self, fn: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(fn=fn, **kwargs)
+        super().__init__(fn=fn, **kwargs)  # type: ignore[call-arg]
 
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,

@@ -125,7 +125,8 @@ class Trajectory(BaseModel):
             executed = [c for c in step.tool_calls if c.status != "round_limit"]
             rounds += bool(executed)
             statuses.update(c.status for c in step.tool_calls)
-        return cls(
+        # model_construct: the parts are already validated models, and this runs per sample.
+        return cls.model_construct(
             messages=list(messages),
             steps=steps,
             stop_reason=stop_reason,

@@ -73,9 +73,8 @@ def test_unknown_tool_lists_available_tools() -> None:
 
 def test_invalid_arguments_are_not_executed() -> None:
     ran.clear()
-    reply = AIMessage(
-        content="", tool_calls=[{"name": "echo", "args": {"text": "hi", "times": "many"}, "id": "c"}]
-    )
+    args = {"text": "hi", "times": "many"}
+    reply = AIMessage(content="", tool_calls=[{"name": "echo", "args": args, "id": "c"}])
     t = one_round(reply, [echo])
     (msg,) = tool_messages(t)
     assert ran == []

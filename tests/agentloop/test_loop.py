@@ -192,8 +192,9 @@ def test_sync_and_async_tools_give_the_same_messages() -> None:
     for t_ in (mul_sync, mul_async):
         reply = calls((t_.name, {"a": 6, "b": 7}, "c"), (t_.name, {"a": "x", "b": 1}, "d"))
         traj = run(ScriptedChatModel([reply, "ok"]), [t_])
-        outs.append([(c.status, c.error and c.error.replace(t_.name, "T")) for c in traj.tool_calls()])
-        outs.append([m.content for m in traj.messages if isinstance(m, ToolMessage)][0])
+        records = traj.tool_calls()
+        outs.append([(c.status, c.error and c.error.replace(t_.name, "T")) for c in records])
+        outs.append(next(m.content for m in traj.messages if isinstance(m, ToolMessage)))
     assert outs[0] == outs[2] and outs[1] == outs[3] == '{"product": 42}'
 
 

@@ -52,7 +52,8 @@ def test_openai_export_has_json_string_arguments_and_tool_call_ids() -> None:
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "tool", "assistant"]
     call = msgs[2]["tool_calls"][0]
     assert call["type"] == "function" and json.loads(call["function"]["arguments"]) == {"key": "k"}
-    assert msgs[3]["tool_call_id"] == "c1" and json.loads(msgs[3]["content"])["nested"] == {"é": "ü"}
+    assert msgs[3]["tool_call_id"] == "c1"
+    assert json.loads(msgs[3]["content"])["nested"] == {"é": "ü"}
     assert msgs[4]["tool_call_id"] == "c2"
     assert msgs[5] == {"role": "assistant", "content": "the answer"}
     json.dumps(msgs)  # plain JSON all the way down
