@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
+from langchain_core.messages.tool import InvalidToolCall, ToolCall
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 
@@ -101,6 +102,14 @@ class _CallIds:
         return candidate
 
 
+def _recover_from_content(ai: AIMessage, parse: ContentCallParser | None) -> list[ToolCall]:
+    """Tool calls a server left in the reply's text, when a parser is configured."""
+    if parse is None or ai.tool_calls or ai.invalid_tool_calls or not isinstance(ai.content, str):
+        return []
+    found = parse(ai.content) if ai.content else []
+    return [ToolCall(name=name, args=args, id=None) for name, args in found]
+
+
 def _pending_calls(
     ai: AIMessage,
     ids: _CallIds,
@@ -108,48 +117,43 @@ def _pending_calls(
     parse_content: ContentCallParser | None,
 ) -> tuple[AIMessage, list[PendingCall]]:
     """The calls of one reply, with ids made unique; the reply rewritten to match."""
-    calls: list[PendingCall] = []
-    recovered = False
-    tool_calls = list(ai.tool_calls)
-    if not tool_calls and not ai.invalid_tool_calls and parse_content is not None:
-        text = ai.content if isinstance(ai.content, str) else ""
-        found = parse_content(text) if text else []
-        tool_calls = [{"name": n, "args": a, "id": None, "type": "tool_call"} for n, a in found]
-        recovered = bool(tool_calls)
-    new_calls, new_invalid, changed = [], [], recovered
-    for call in tool_calls:
-        call_id = ids.claim(call.get("id"), step, len(calls))
-        changed |= call_id != call.get("id")
-        calls.append(
+    recovered_calls = _recover_from_content(ai, parse_content)
+    recovered = bool(recovered_calls)
+    pending: list[PendingCall] = []
+
+    def claim(original: str | None) -> tuple[str, str | None]:
+        new = ids.claim(original, step, len(pending))
+        return new, (original if new != original else None)
+
+    valid: list[ToolCall] = []
+    for call in recovered_calls or ai.tool_calls:
+        call_id, replaced = claim(call["id"])
+        pending.append(
             PendingCall(
-                call_id,
-                call["name"],
-                call["args"],
-                original_id=call.get("id") if call_id != call.get("id") else None,
-                recovered=recovered,
+                call_id, call["name"], call["args"], original_id=replaced, recovered=recovered
             )
         )
-        new_calls.append({**call, "id": call_id})
+        valid.append({**call, "id": call_id})
+    invalid: list[InvalidToolCall] = []
     for bad in ai.invalid_tool_calls:
-        call_id = ids.claim(bad.get("id"), step, len(calls))
-        changed |= call_id != bad.get("id")
-        calls.append(
+        call_id, replaced = claim(bad.get("id"))
+        pending.append(
             PendingCall(
                 call_id,
                 bad.get("name") or "",
                 None,
-                original_id=bad.get("id") if call_id != bad.get("id") else None,
+                original_id=replaced,
                 raw_args=bad.get("args"),
                 malformed_error=bad.get("error") or "unparseable arguments",
             )
         )
-        new_invalid.append({**bad, "id": call_id})
-    if changed:
-        update: dict[str, Any] = {"tool_calls": new_calls, "invalid_tool_calls": new_invalid}
+        invalid.append({**bad, "id": call_id})
+    if recovered or valid != ai.tool_calls or invalid != ai.invalid_tool_calls:
+        update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
         if recovered:
             update["content"] = ""  # the calls now travel natively, not as text
         ai = ai.model_copy(update=update)
-    return ai, calls
+    return ai, pending
 
 
 async def run_agent(
