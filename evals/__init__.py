@@ -1,0 +1,69 @@
+"""Reward functions: pure functions over messages or trajectories and a ground truth.
+
+Every reward returns a :class:`RewardResult` (``score`` in [0, 1], ``reason``,
+typed ``details``) and accepts OpenAI chat dicts, LangChain messages and
+agentloop ``Trajectory`` objects alike. No I/O, no model calls.
+"""
+
+from ._compare import ARG_MODES, values_equal
+from ._results import (
+    AnswerScore,
+    CallDiagnostic,
+    FunctionCallDetails,
+    QADetails,
+    QAResult,
+    RewardResult,
+    ToolMatchDetails,
+)
+from ._schema import STRICTNESS_MODES, match_function_call
+from .qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
+from .registry import (
+    RewardEntry,
+    RewardSpec,
+    SampleScore,
+    parse_reward_specs,
+    register_reward,
+    registered_rewards,
+    score_sample,
+)
+from .tool_match import (
+    NUMBER_MODES,
+    ORDER_MODES,
+    composite_function_call_reward,
+    exact_tool_match_reward,
+    llm_judge_reward,
+    schema_jaccard_reward,
+    tool_call_match,
+)
+
+__all__ = [
+    "ARG_MODES",
+    "NUMBER_MODES",
+    "ORDER_MODES",
+    "STRICTNESS_MODES",
+    "AnswerScore",
+    "CallDiagnostic",
+    "FunctionCallDetails",
+    "QADetails",
+    "QAResult",
+    "RewardEntry",
+    "RewardResult",
+    "RewardSpec",
+    "SampleScore",
+    "ToolMatchDetails",
+    "composite_function_call_reward",
+    "exact_tool_match_reward",
+    "llm_judge_reward",
+    "match_function_call",
+    "normalize_answer",
+    "parse_reward_specs",
+    "qa_f1_reward",
+    "qa_f1_reward_format",
+    "qa_f1_reward_tool",
+    "register_reward",
+    "registered_rewards",
+    "schema_jaccard_reward",
+    "score_sample",
+    "tool_call_match",
+    "values_equal",
+]

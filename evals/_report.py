@@ -1,0 +1,112 @@
+"""Assembling tool-match results: rates, per-call diagnostics and the reason text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._calls import Call
+from ._results import CallDiagnostic, RewardResult, ToolMatchDetails, trusted
+
+__all__ = ["ToolMatchResult", "describe", "equal_pair", "make_result"]
+
+ToolMatchResult = RewardResult[ToolMatchDetails]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe(diag: dict[str, Any], exp: list[Call], gen: list[Call]) -> str:
+    """One clause saying what went wrong with a pairing (a ``diagnose`` dict)."""
+    e_at, g_at = diag["expected_index"], diag["generated_index"]
+    if e_at is None:
+        return f"generated call {g_at} ({diag['generated_name']!r}) was not expected"
+    where = f"expected call {e_at} ({diag['expected_name']!r})"
+    if g_at is None:
+        return f"{where} was not made"
+    if diag["expected_name"] != diag["generated_name"]:
+        return f"{where}: generated call {g_at} is {diag['generated_name']!r}"
+    e, g = exp[e_at].args, gen[g_at].args
+    parts = [
+        f"argument {k!r} expected {_short(e[k])}, got {_short(g[k])}"
+        for k in diag["mismatched_args"][:3]
+        if isinstance(e, Mapping) and isinstance(g, Mapping) and k in e and k in g
+    ]
+    if diag["missing_args"]:
+        parts.append(f"missing {diag['missing_args']}")
+    if diag["extra_args"]:
+        parts.append(f"extra {diag['extra_args']}")
+    if diag["note"]:
+        parts.append(diag["note"])
+    return f"{where}: " + ("; ".join(parts) or "arguments differ under the rule")
+
+
+def _rates(matched: int, n_gen: int, n_exp: int) -> tuple[float, float, float]:
+    """Call precision, recall and F1; an empty side counts as fully precise/recalled."""
+    precision = matched / n_gen if n_gen else 1.0
+    recall = matched / n_exp if n_exp else 1.0
+    total = precision + recall
+    return precision, recall, (2 * precision * recall / total if total else 0.0)
+
+
+def make_result(
+    score: float,
+    reason: str,
+    gen: list[Call],
+    exp: list[Call],
+    matched: int,
+    calls: list[dict[str, Any]],
+    notes: list[str],
+    modes: tuple[str, str, str] = ("strict", "exact", "exact"),
+) -> ToolMatchResult:
+    """The result with its details; ``calls`` are ``diagnose``-shaped dicts.
+
+    >>> r = make_result(1.0, "all 1 tool call(s) match", [Call("f", {})], [Call("f", {})], 1,
+    ...                 [equal_pair(0, "f")], [])
+    >>> r.details.call_f1, r.details.calls[0].matched
+    (1.0, True)
+    """
+    precision, recall, f1 = _rates(matched, len(gen), len(exp))
+    agreements = [d["arg_agreement"] for d in calls if d["expected_index"] is not None]
+    return trusted(
+        ToolMatchResult,
+        {
+            "score": score,
+            "reason": reason,
+            "details": trusted(
+                ToolMatchDetails,
+                {
+                    "order": modes[0],
+                    "args": modes[1],
+                    "numbers": modes[2],
+                    "generated_count": len(gen),
+                    "expected_count": len(exp),
+                    "matched_count": matched,
+                    "call_precision": precision,
+                    "call_recall": recall,
+                    "call_f1": f1,
+                    "mean_arg_agreement": sum(agreements) / len(agreements) if agreements else 1.0,
+                    "calls": [trusted(CallDiagnostic, d) for d in calls],
+                    "notes": notes,
+                },
+            ),
+        },
+    )
+
+
+def equal_pair(index: int, name: str) -> dict[str, Any]:
+    """The diagnostic of two identical calls at the same position (nothing to diff)."""
+    return {
+        "expected_index": index,
+        "generated_index": index,
+        "expected_name": name,
+        "generated_name": name,
+        "matched": True,
+        "arg_agreement": 1.0,
+        "mismatched_args": [],
+        "missing_args": [],
+        "extra_args": [],
+        "note": "",
+    }

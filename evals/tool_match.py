@@ -1,0 +1,314 @@
+"""Tool-call rewards: the reference's exact match, and a configurable matcher.
+
+``exact_tool_match_reward`` keeps reward-kit's semantics (last message is the
+generation; same count, order, names and JSON-identical arguments), minus its
+crash on ``content: null``. ``tool_call_match`` adds order/argument/number modes
+and partial-credit diagnostics. Both accept OpenAI dicts, LangChain messages
+and agentloop Trajectories.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ._calls import (
+    Call,
+    calls_from_items,
+    calls_from_message,
+    collect_calls,
+    is_message,
+    is_trajectory,
+    last_message_calls,
+)
+from ._compare import (
+    ARG_MODES,
+    ArgRule,
+    align_in_order,
+    arg_rule,
+    diagnose,
+    max_matching,
+    values_equal,
+)
+from ._report import ToolMatchResult, describe, equal_pair, make_result
+from ._schema import match_function_call
+
+__all__ = [
+    "ARG_MODES",
+    "NUMBER_MODES",
+    "ORDER_MODES",
+    "composite_function_call_reward",
+    "exact_tool_match_reward",
+    "llm_judge_reward",
+    "match_function_call",
+    "schema_jaccard_reward",
+    "tool_call_match",
+]
+
+ORDER_MODES = ("strict", "unordered", "subset", "superset")
+NUMBER_MODES = ("exact", "numeric")
+
+
+def _ground_truth_calls(ground_truth: Any, notes: list[str]) -> list[Call] | str:
+    """Expected calls, or a string saying why the ground truth is unusable."""
+    if ground_truth is None:
+        return []
+    if isinstance(ground_truth, str):
+        try:
+            ground_truth = json.loads(ground_truth)
+        except (ValueError, RecursionError):
+            return f"Ground truth is a string that is not JSON: {ground_truth[:100]!r}"
+    if type(ground_truth) is not dict and not isinstance(ground_truth, Mapping):
+        return f"Ground truth is a {type(ground_truth).__name__}, not a dict"
+    return calls_from_items(ground_truth.get("tool_calls"), notes, "ground truth")
+
+
+def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatchResult:
+    """1.0 when the generation's tool calls equal the ground truth's exactly, else 0.0.
+
+    The generation is the last message of ``messages``: its ``tool_calls``
+    (OpenAI or LangChain form), or when it has none, the ``<tool_call>{...}</tool_call>``
+    blocks of its text (unparseable blocks are skipped and noted). When
+    ``messages`` is a Trajectory the generation is *all* tool calls of all its
+    rounds, in order. Equal means same count, same order, identical names and
+    JSON-identical deserialized arguments (key order aside; ``1 != 1.0``,
+    ``True != 1``; ``""`` is ``{}``; invalid JSON compares as the raw string).
+    Without ground truth or without ``tool_calls`` in it, the score is 1.0
+    exactly when no call was made. ``ground_truth`` may be a JSON string.
+
+    >>> call = {"type": "function", "function": {"name": "get_weather",
+    ...         "arguments": '{"location": "Boston, MA", "unit": "fahrenheit"}'}}
+    >>> msgs = [{"role": "user", "content": "Weather in Boston?"},
+    ...         {"role": "assistant", "content": None, "tool_calls": [call]}]
+    >>> exact_tool_match_reward(msgs, {"tool_calls": [call]}).score
+    1.0
+    >>> other = {"name": "get_weather", "arguments": {"location": "Boston, MA", "unit": "celsius"}}
+    >>> r = exact_tool_match_reward(msgs, {"tool_calls": [other]})
+    >>> r.score, r.details.calls[0].mismatched_args
+    (0.0, ['unit'])
+    >>> exact_tool_match_reward([{"role": "assistant", "content": None}]).score
+    1.0
+    """
+    notes: list[str] = []
+    if is_trajectory(messages):
+        generated = collect_calls(messages, notes, "trajectory")
+    elif isinstance(messages, (list, tuple)):
+        if not messages:
+            return make_result(0.0, "No messages provided for evaluation.", [], [], 0, [], notes)
+        generated = last_message_calls(messages, notes)
+    elif is_message(messages):
+        generated = calls_from_message(messages, notes, "message")
+    else:
+        reason = f"messages is a {type(messages).__name__}, not a message list or trajectory"
+        return make_result(0.0, reason, [], [], 0, [], notes)
+    expected = _ground_truth_calls(ground_truth, notes)
+    if isinstance(expected, str):
+        return make_result(0.0, expected, generated, [], 0, [], notes)
+
+    calls = []
+    matched = 0
+    n, m = len(generated), len(expected)
+    for i in range(max(n, m)):
+        g = generated[i] if i < n else None
+        e = expected[i] if i < m else None
+        ok = g is not None and e is not None and g.name == e.name and values_equal(g.args, e.args)
+        if ok:  # equal pair: nothing to diff
+            matched += 1
+            calls.append(equal_pair(i, g.name))  # type: ignore[union-attr]
+        else:
+            calls.append(
+                diagnose(
+                    i if e is not None else None, e, i if g is not None else None, g, ok, False
+                )
+            )
+    if n == m and matched == n:
+        reason = f"all {n} tool call(s) match" if n else "no tool calls expected and none made"
+        return make_result(1.0, reason, generated, expected, matched, calls, notes)
+    first = next(d for d in calls if not d["matched"])
+    prefix = f"expected {m} tool call(s), got {n}; " if n != m else ""
+    reason = prefix + describe(first, expected, generated)
+    return make_result(0.0, reason, generated, expected, matched, calls, notes)
+
+
+def _check_mode(kind: str, value: Any, valid: tuple[str, ...]) -> None:
+    if value not in valid:
+        raise ValueError(f"unknown {kind} mode {value!r}; valid: {', '.join(valid)}")
+
+
+def _as_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
+    return lambda g, e: bool(fn(g, e))
+
+
+def _rules(
+    args: str, numeric: bool, overrides: Mapping[str, str | Callable[[Any, Any], Any]] | None
+) -> tuple[ArgRule, dict[str, ArgRule]]:
+    _check_mode("args", args, ARG_MODES)
+    per_tool: dict[str, ArgRule] = {}
+    for name, spec in (overrides or {}).items():
+        if isinstance(spec, str):
+            _check_mode(f"args (override for {name!r})", spec, ARG_MODES)
+            per_tool[name] = arg_rule(spec, numeric)
+        elif callable(spec):
+            per_tool[name] = _as_rule(spec)
+        else:
+            raise ValueError(
+                f"arg_overrides[{name!r}] must be one of {', '.join(ARG_MODES)} or a callable"
+            )
+    return arg_rule(args, numeric), per_tool
+
+
+def tool_call_match(
+    generated: Any,
+    expected: Any,
+    *,
+    order: str = "strict",
+    args: str = "exact",
+    numbers: str = "exact",
+    arg_overrides: Mapping[str, str | Callable[[Any, Any], Any]] | None = None,
+) -> ToolMatchResult:
+    """Compare generated tool calls with expected ones; 1.0 when the rules hold, else 0.0.
+
+    ``generated``/``expected``: a Trajectory (all rounds), a message list (all
+    tool calls, in order), ``{"tool_calls": [...]}``, or a list of calls
+    (OpenAI, LangChain or ``{"name", "arguments"}`` form), or JSON of these.
+
+    - ``order``: ``strict`` (same calls, same order), ``unordered`` (same
+      multiset), ``subset`` (every generated call is expected), ``superset``
+      (every expected call was made). Non-strict modes pair calls by maximum
+      bipartite matching, strict ones by longest order-preserving alignment.
+    - ``args``: ``exact``, ``ignore``, ``subset`` (generated args within
+      expected), ``superset`` (generated args cover expected); ``arg_overrides``
+      maps a tool name to a mode or a ``(generated_args, expected_args) -> bool``.
+    - ``numbers``: ``exact`` (JSON identity) or ``numeric`` (``1 == 1.0``;
+      booleans are never numbers), applied recursively.
+
+    Names always have to be equal. Unknown modes raise ValueError. The details
+    carry call precision/recall/F1 and per-call argument agreement.
+
+    >>> A = lambda **kw: {"name": "A", "arguments": kw}
+    >>> r = tool_call_match([A(x=1), A(x=1, y=2)], [A(x=1, y=2), A(x=1)],
+    ...                     order="unordered", args="subset")
+    >>> r.score, r.details.call_f1
+    (1.0, 1.0)
+    >>> r = tool_call_match([A(x=1)], [A(x=1.0), A(y=2)], order="subset", numbers="numeric")
+    >>> r.score, round(r.details.call_recall, 2)
+    (1.0, 0.5)
+    """
+    _check_mode("order", order, ORDER_MODES)
+    _check_mode("numbers", numbers, NUMBER_MODES)
+    default_rule, per_tool = _rules(args, numbers == "numeric", arg_overrides)
+    numeric = numbers == "numeric"
+    notes: list[str] = []
+    gen = collect_calls(generated, notes, "generated")
+    exp = collect_calls(expected, notes, "expected")
+    ok = [
+        [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
+        for g in gen
+    ]
+
+    if order == "strict":
+        pairs = align_in_order(ok)
+    else:
+        adjacency = [[j for j, fits in enumerate(row) if fits] for row in ok]
+        pairs = [(i, j) for i, j in enumerate(max_matching(adjacency, len(exp))) if j >= 0]
+    k = len(pairs)
+    passed = {
+        "strict": k == len(gen) == len(exp),
+        "unordered": k == len(gen) == len(exp),
+        "subset": k == len(gen),
+        "superset": k == len(exp),
+    }[order]
+
+    gen_of = {j: i for i, j in pairs}
+    paired = set(gen_of.values())
+    free = [i for i in range(len(gen)) if i not in paired]
+    calls: list[dict[str, Any]] = []
+    for j, e in enumerate(exp):
+        if j in gen_of:
+            calls.append(diagnose(j, e, gen_of[j], gen[gen_of[j]], True, numeric))
+            continue
+        # Diagnostics only: compare with the closest unpaired call of that name.
+        options = [
+            (i, diagnose(j, e, i, gen[i], False, numeric)) for i in free if gen[i].name == e.name
+        ]
+        if not options:
+            calls.append(diagnose(j, e, None, None, False, numeric))
+            continue
+        i, best = max(options, key=lambda option: option[1]["arg_agreement"])
+        if ok[i][j]:
+            best["note"] = "fits the rules but could not be paired (order or count)"
+        free.remove(i)
+        calls.append(best)
+    calls += [diagnose(None, None, i, gen[i], False, numeric) for i in free]
+
+    summary = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
+    if passed:
+        reason = summary
+    else:
+        # The failing side for the mode: extras for subset, misses for superset.
+        relevant = [
+            d
+            for d in calls
+            if not d["matched"]
+            and (order != "subset" or d["generated_index"] is not None)
+            and (order != "superset" or d["expected_index"] is not None)
+        ]
+        reason = summary + "; " + describe(relevant[0], exp, gen) if relevant else summary
+    return make_result(
+        1.0 if passed else 0.0, reason, gen, exp, k, calls, notes, (order, args, numbers)
+    )
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"{name} is deprecated and only delegates to exact_tool_match_reward; "
+        "call exact_tool_match_reward directly",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def schema_jaccard_reward(messages: Any, ground_truth: Any = None, **_: Any) -> ToolMatchResult:
+    """Deprecated: ``exact_tool_match_reward``; old extra keyword arguments are ignored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = schema_jaccard_reward([{"role": "assistant", "content": "hi"}], expected_schema={})
+    >>> r.score, caught[0].category.__name__
+    (1.0, 'DeprecationWarning')
+    """
+    _deprecated("schema_jaccard_reward")
+    return exact_tool_match_reward(messages, ground_truth)
+
+
+def llm_judge_reward(messages: Any, ground_truth: Any = None, **_: Any) -> ToolMatchResult:
+    """Deprecated: ``exact_tool_match_reward`` (no model is called); extra kwargs ignored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = llm_judge_reward([{"role": "assistant", "content": None}], None, model="x")
+    >>> r.score, caught[0].category.__name__
+    (1.0, 'DeprecationWarning')
+    """
+    _deprecated("llm_judge_reward")
+    return exact_tool_match_reward(messages, ground_truth)
+
+
+def composite_function_call_reward(
+    messages: Any, ground_truth: Any = None, **_: Any
+) -> ToolMatchResult:
+    """Deprecated: ``exact_tool_match_reward``; old weights and kwargs are ignored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = composite_function_call_reward([{"role": "user", "content": "x"}], weights={})
+    >>> r.score, caught[0].category.__name__
+    (1.0, 'DeprecationWarning')
+    """
+    _deprecated("composite_function_call_reward")
+    return exact_tool_match_reward(messages, ground_truth)

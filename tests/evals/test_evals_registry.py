@@ -1,0 +1,179 @@
+"""The reward registry: spec parsing, registration and score_sample."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
+from evals import (
+    QAResult,
+    RewardResult,
+    SampleScore,
+    parse_reward_specs,
+    register_reward,
+    registered_rewards,
+    score_sample,
+)
+from evals.registry import _REGISTRY
+
+
+def trajectory(final: str = "It is Paris") -> Trajectory:
+    msgs = [
+        HumanMessage("Capital of France?"),
+        AIMessage("", tool_calls=[{"name": "search", "args": {"q": "France"}, "id": "1"}]),
+        ToolMessage("Paris", tool_call_id="1"),
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {"id": 7}, "id": "2"}]),
+        ToolMessage("ok", tool_call_id="2"),
+        AIMessage(final),
+    ]
+    steps = [
+        StepRecord(latency_s=0, tool_calls=[
+            ToolCallRecord(id="1", name="search", args={"q": "France"}, status="ok")]),
+        StepRecord(latency_s=0, tool_calls=[
+            ToolCallRecord(id="2", name="lookup", args={"id": 7}, status="ok")]),
+        StepRecord(latency_s=0),
+    ]  # fmt: skip
+    return Trajectory.build(msgs, steps, "final")
+
+
+TRUTH = {
+    "tool_calls": [
+        {"name": "lookup", "arguments": {"id": 7}},
+        {"name": "search", "arguments": {"q": "France"}},
+    ]
+}
+
+
+@pytest.fixture
+def clean_registry() -> Iterator[None]:
+    saved = dict(_REGISTRY)
+    yield
+    _REGISTRY.clear()
+    _REGISTRY.update(saved)
+
+
+def test_parse_reward_specs() -> None:
+    specs = parse_reward_specs(
+        [
+            "qa_f1_reward",
+            {"qa_f1_reward_format": {"min_tool_messages": 2}},
+            {"tool_call_match": {"order": "unordered", "numbers": "numeric"}},
+            {"tool_call_match": None},
+            "exact_tool_match_reward",
+        ]
+    )
+    assert [s.key for s in specs] == [
+        "qa_f1_reward", "qa_f1_reward_format", "tool_call_match", "tool_call_match#2",
+        "exact_tool_match_reward",
+    ]  # fmt: skip
+    assert specs[2].params == {"order": "unordered", "numbers": "numeric"}
+    assert specs[3].params == {}
+
+
+@pytest.mark.parametrize(
+    ("specs", "message"),
+    [
+        (["nope"], "unknown reward 'nope'; known: exact_tool_match_reward, qa_f1_reward"),
+        ("qa_f1_reward", "must be a list"),
+        ({"qa_f1_reward": {}}, "must be a list"),
+        ([{"a": {}, "b": {}}], "reward spec 0: expected a name or a one-key dict"),
+        ([3], "reward spec 0"),
+        ([{"tool_call_match": [1]}], r"expected \{name: \{params\}\}"),
+        ([{"tool_call_match": {"orderr": "strict"}}], r"unknown parameter\(s\) \['orderr'\]"),
+        ([{"qa_f1_reward": {"x": 1}}], "accepted: none"),
+        ([{"tool_call_match": {"args": "fuzzy"}}], "unknown args mode 'fuzzy'"),
+        ([{"tool_call_match": {"arg_overrides": {"f": "?"}}}], "unknown args mode '\\?'"),
+        ([{"tool_call_match": {"arg_overrides": [1]}}], "arg_overrides must map"),
+        ([{"qa_f1_reward_format": {"min_tool_messages": -1}}], "int >= 0"),
+        ([{"qa_f1_reward_tool": {"min_tool_messages": "2"}}], "int >= 0"),
+    ],
+)
+def test_parse_reward_specs_rejects(specs: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        parse_reward_specs(specs)
+    assert "\n" not in str(info.value)
+
+
+def test_score_sample_on_a_trajectory() -> None:
+    score = score_sample(
+        trajectory(),
+        TRUTH,
+        [
+            "qa_f1_reward",
+            {"qa_f1_reward_format": {"min_tool_messages": 3}},
+            "exact_tool_match_reward",
+            {"tool_call_match": {"order": "unordered"}},
+        ],
+        answer=["Paris", "Paris, France"],
+    )
+    assert isinstance(score, SampleScore)
+    qa = score.results["qa_f1_reward"]
+    assert isinstance(qa, QAResult) and qa.f1 == pytest.approx(0.5)
+    assert score.results["qa_f1_reward_format"].score == 0.0  # only 2 tool messages
+    assert score.results["exact_tool_match_reward"].score == 0.0  # order differs
+    assert score.results["tool_call_match"].score == 1.0
+    assert score.passed == {"exact_tool_match_reward": False, "tool_call_match": True}
+    # subclass fields survive serialization
+    dumped = json.loads(score.model_dump_json())
+    assert dumped["results"]["qa_f1_reward"]["f1"] == pytest.approx(0.5)
+    assert dumped["results"]["tool_call_match"]["details"]["matched_count"] == 2
+
+
+def test_score_sample_accepts_message_lists_and_parsed_specs() -> None:
+    specs = parse_reward_specs(["qa_f1_reward", "tool_call_match"])
+    msgs = trajectory("Paris").to_openai_messages()
+    truth = {"tool_calls": list(reversed(TRUTH["tool_calls"]))}
+    score = score_sample(msgs, truth, specs, answer="Paris")
+    assert score.results["qa_f1_reward"].score == 1.0
+    assert score.results["tool_call_match"].score == 1.0  # all calls of the list, in order
+    assert score_sample(msgs, truth, ["qa_f1_reward"]).results["qa_f1_reward"].score == 0.0
+
+
+def test_pass_thresholds_are_exposed() -> None:
+    rewards = registered_rewards()
+    assert rewards["exact_tool_match_reward"].pass_threshold == 1.0
+    assert rewards["tool_call_match"].pass_threshold == 1.0
+    assert rewards["qa_f1_reward"].pass_threshold is None
+    with pytest.raises(TypeError):
+        rewards["x"] = rewards["qa_f1_reward"]  # type: ignore[index]
+
+
+def test_register_reward(clean_registry: None) -> None:
+    def length_ok(
+        trajectory: Any, ground_truth: Any, *, answer: Any = None, limit: int = 10
+    ) -> RewardResult[Any]:
+        n = len(trajectory.final_answer or "")
+        return QAResult.model_validate(
+            {"score": float(n <= limit), "reason": f"{n} chars", "reward": 0.0, "f1": 0.0,
+             "em": 0.0, "precision": 0.0, "recall": 0.0, "details": {"prediction": ""}}
+        )  # fmt: skip
+
+    register_reward("length_ok", length_ok, pass_threshold=1.0)
+    with pytest.raises(ValueError, match="already registered"):
+        register_reward("length_ok", length_ok)
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['max'\]; accepted: limit"):
+        parse_reward_specs([{"length_ok": {"max": 3}}])
+    score = score_sample(
+        trajectory(), None, [{"length_ok": {"limit": 5}}, {"length_ok": {"limit": 50}}]
+    )
+    assert score.passed == {"length_ok": False, "length_ok#2": True}
+    assert "length_ok" in registered_rewards()
+
+
+def test_a_reward_must_return_a_result(clean_registry: None) -> None:
+    register_reward("bare", lambda trajectory, ground_truth, answer=None: 1.0)
+    with pytest.raises(TypeError, match="reward 'bare' returned float, not a RewardResult"):
+        score_sample([], None, ["bare"])
+
+
+def test_register_reward_with_kwargs_accepts_any_params(clean_registry: None) -> None:
+    def anything(trajectory: Any, ground_truth: Any, **kwargs: Any) -> RewardResult[Any]:
+        raise AssertionError("not called")
+
+    register_reward("anything", anything)
+    assert parse_reward_specs([{"anything": {"whatever": 1}}])[0].params == {"whatever": 1}
