@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "StepRecord",
@@ -82,6 +82,9 @@ class StepRecord(BaseModel):
 
 class Trajectory(BaseModel):
     """Everything one run did; serializes to JSON and back unchanged."""
+
+    # Python's json accepts Infinity in tool arguments, so the record must keep it too.
+    model_config = ConfigDict(ser_json_inf_nan="constants")
 
     messages: list[AnyMessage]
     """The whole conversation, input messages first; always a valid OpenAI conversation."""

@@ -2,27 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
 
+from agentloop.dispatch import ToolDispatcher
 from agentloop.errors import ModelSpecError
+from agentloop.retry import RetryPolicy
+from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 
 __all__ = [
     "ModelSource",
     "ProviderFactory",
     "SharedModelSource",
     "check_spec",
+    "dispatcher_of",
     "known_prefixes",
     "open_model",
     "register_provider",
+    "retry_policy_of",
 ]
 
 
 class ModelSource(Protocol):
-    """Hands out the chat model for one sample and epoch; closed when the run ends."""
+    """Hands out the chat model for one sample and epoch; closed when the run ends.
+
+    Optional members, read with :func:`retry_policy_of` and :func:`dispatcher_of`:
+
+    - ``retry_policy``: the ``RetryPolicy`` to give ``run_agent(retry=...)`` (live
+      sources build theirs from the ``max_retries``/``retry_*`` options);
+    - ``dispatcher_for_sample(sample_id, epoch, tools, *, timeout, max_output_chars)``:
+      a ``ToolDispatcher`` to give ``run_agent(dispatcher=...)`` (replay serves recorded
+      tool results through it), or None to run the tools normally.
+    """
 
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
         """The model that answers this sample (a shared client or a per-sample double)."""
@@ -44,6 +59,31 @@ class SharedModelSource:
 
     async def aclose(self) -> None:
         return None
+
+
+def retry_policy_of(source: Any) -> RetryPolicy | None:
+    """The source's own retry policy, or None (then use the run's)."""
+    policy = getattr(source, "retry_policy", None)
+    return policy if isinstance(policy, RetryPolicy) else None
+
+
+def dispatcher_of(
+    source: Any,
+    sample_id: str,
+    epoch: int,
+    tools: Sequence[BaseTool],
+    *,
+    timeout: float | None = None,
+    max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+) -> ToolDispatcher | None:
+    """The source's tool dispatcher for this sample, or None to run the tools normally."""
+    make = getattr(source, "dispatcher_for_sample", None)
+    if make is None:
+        return None
+    dispatcher: ToolDispatcher | None = make(
+        sample_id, epoch, tools, timeout=timeout, max_output_chars=max_output_chars
+    )
+    return dispatcher
 
 
 # A provider gets the spec's value (after the prefix), the sampling params sent with
@@ -75,7 +115,8 @@ def _split(spec: str) -> tuple[str, str]:
         )
     if prefix not in _PROVIDERS:
         raise ModelSpecError(
-            f"unknown model spec prefix {prefix!r} in {spec!r}; known: {', '.join(known_prefixes())}"
+            f"unknown model spec prefix {prefix!r} in {spec!r}; "
+            f"known: {', '.join(known_prefixes())}"
         )
     return prefix, value
 

@@ -1,0 +1,124 @@
+"""Shared builders for the harness tests: datasets, scripts, tool files, configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TOOLS_PY = '''
+import os
+from langchain_core.tools import BaseTool, ToolException, tool
+
+
+@tool
+async def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+def leak(name: str) -> str:
+    """Return the value of an environment variable."""
+    return os.environ.get(name, "")
+
+
+@tool
+def explode(name: str) -> str:
+    """Raise an error that mentions an environment variable's value."""
+    raise ToolException("cannot connect with " + os.environ.get(name, ""))
+
+
+class Counter(BaseTool):
+    name: str = "counter"
+    description: str = "Counts its own calls."
+    calls: int = 0
+
+    def _run(self) -> str:
+        self.calls += 1
+        return str(self.calls)
+'''
+
+
+def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-format tool call."""
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+def ask(*calls: dict[str, Any]) -> dict[str, Any]:
+    """An assistant reply requesting calls."""
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def add_row(i: int, **extra: Any) -> dict[str, Any]:
+    """A row asking for i + 1, answered by the add tool."""
+    return {
+        "id": f"s{i:04d}",
+        "messages": [{"role": "user", "content": f"What is {i} + 1?"}],
+        "answer": str(i + 1),
+        **extra,
+    }
+
+
+def add_script(n: int) -> dict[str, list[Any]]:
+    """Replies that call add(i, 1) and answer with the sum, for rows 0..n-1."""
+    return {
+        f"s{i:04d}": [ask(call(f"c{i}", "add", {"a": i, "b": 1})), str(i + 1)] for i in range(n)
+    }
+
+
+def write_jsonl(path: Path, rows: list[Any]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def tools_file(tmp: Path) -> Path:
+    path = tmp / "mytools.py"
+    if not path.exists():
+        path.write_text(TOOLS_PY)
+    return path
+
+
+def write_config(path: Path, **fields: Any) -> Path:
+    path.write_text(yaml.safe_dump(fields, sort_keys=False))
+    return path
+
+
+def add_setup(tmp: Path, n: int = 5, **config: Any) -> Path:
+    """A dataset of n add questions, a script answering them, a config; returns the config."""
+    data = write_jsonl(tmp / "data.jsonl", [add_row(i) for i in range(n)])
+    script = write_json(tmp / "script.json", add_script(n))
+    fields: dict[str, Any] = {
+        "model": f"scripted:{script}",
+        "tools": [f"{tools_file(tmp)}:add"],
+        "dataset": str(data),
+        "rewards": ["qa_f1_reward"],
+        "pass_threshold": {"qa_f1_reward": 1.0},
+        "output_dir": str(tmp / "runs"),
+        "concurrency": 4,
+    }
+    fields.update(config)
+    return write_config(tmp / "eval.yaml", **fields)
+
+
+def read_results(run_dir: Path, name: str = "results.jsonl") -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / name).read_text().splitlines() if line]
+
+
+def only_run_dir(output_dir: Path) -> Path:
+    dirs = [d for d in output_dir.iterdir() if d.is_dir()]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
