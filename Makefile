@@ -21,8 +21,17 @@ lint: $(STAMP)
 	$(PY) -m ruff check agentloop tools evals tests bench
 	$(PY) -m mypy
 
-bench: $(STAMP)
+# The reference reward library, timed side by side; never a dependency of agentloop.
+REF_STAMP := .venv-bench/.installed-reward-kit
+$(REF_STAMP):
+	test -x .venv-bench/bin/python || $(PYTHON) -m venv .venv-bench
+	.venv-bench/bin/python -m pip install -q --disable-pip-version-check reward-kit==0.4.1
+	touch $(REF_STAMP)
+
+bench: $(STAMP) $(REF_STAMP)
 	$(PY) bench/loop_overhead.py
+	$(PY) bench/rewards.py
+	$(PY) bench/harness_bench.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench runs .pytest_cache .mypy_cache .ruff_cache

@@ -27,7 +27,8 @@ def sample_trajectory() -> Trajectory:
         usage_metadata={"input_tokens": 5, "output_tokens": 3, "total_tokens": 8},
     )
     model = ScriptedChatModel([reply, "the answer"])
-    return run_agent_sync(model, [lookup], [SystemMessage(content="sys"), HumanMessage(content="q")])
+    messages = [SystemMessage(content="sys"), HumanMessage(content="q")]
+    return run_agent_sync(model, [lookup], messages)
 
 
 def test_json_round_trip_is_lossless() -> None:
