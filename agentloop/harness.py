@@ -161,7 +161,7 @@ async def _generate(
     record["request"] = _request(p, tools)
     runnable = [t for t in tools if isinstance(t, BaseTool)]
     dispatcher = dispatcher_of(source, sample.id, epoch, runnable, timeout=cfg.tool_timeout)
-    return await run_agent(
+    trajectory = await run_agent(
         model,
         tools,
         prompt_messages(sample.messages),
@@ -173,6 +173,11 @@ async def _generate(
         parse_content_tool_calls=p.parser,
         dispatcher=dispatcher,
     )
+    # replay with replay_tools: live reports tools whose output changed since the recording
+    differences = getattr(source, "tool_differences", None)
+    if differences is not None and (found := differences(sample.id, epoch)):
+        record["replay_tool_diffs"] = found
+    return trajectory
 
 
 async def _run_sample(p: Prepared, source: Any, sample: Sample, epoch: int) -> tuple[str, bool]:

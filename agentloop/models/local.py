@@ -55,6 +55,11 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     # The server rejects null content (HTTP 500) and reads only the legacy max_tokens.
     "empty_content_for_tool_calls": True,
     "max_tokens_field": "max_tokens",
+    # chatml-function-calling drops tool messages from the prompt, and with a kept
+    # forced choice the model could only call tools again; "auto" ignores max_tokens.
+    "tool_results_as_user": True,
+    "followup_tool_choice": "none",
+    "required_as_named": True,  # the server has no "required" (it fails an assert)
     # One request at a time: the server serializes them anyway, and queueing here
     # keeps queue time out of request_timeout.
     "max_concurrent_requests": 1,

