@@ -59,7 +59,7 @@ def test_scripted_exceptions_are_raised_on_their_call() -> None:
 
 
 def test_latency_is_awaited() -> None:
-    model = ScriptedChatModel(["a", "b"], latency=0.05)
+    model = ScriptedChatModel(["a", "b"], latency=0.2)
 
     async def both() -> float:
         start = anyio.current_time()
@@ -68,7 +68,7 @@ def test_latency_is_awaited() -> None:
             tg.start_soon(model.ainvoke, "y")
         return anyio.current_time() - start
 
-    assert 0.05 <= anyio.run(both) < 0.09  # concurrent, not serialized
+    assert 0.2 <= anyio.run(both) < 0.35  # concurrent (0.2 s), not serialized (0.4 s)
 
 
 def test_replies_are_copies_so_the_script_is_not_mutated() -> None:
