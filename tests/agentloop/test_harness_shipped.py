@@ -52,19 +52,20 @@ def answers(line: dict[str, Any]) -> list[str]:
 
 def test_quickstart(tmp_path: Path) -> None:
     lines = run_shipped("quickstart", tmp_path)
-    expected = dict.fromkeys(lines, 1.0) | {"qs-brassfield-inventor": 0.5}
-    assert scores(lines, "qa_f1_reward") == expected
-    assert scores(lines, "qa_f1_reward_format") == expected
+    assert len(lines) == 7
+    # The script answers one task verbosely and searches another with other keywords,
+    # which still matches: the config ignores search arguments (free-text queries).
+    qa = dict.fromkeys(lines, 1.0) | {"qs-brassfield-inventor": 0.5}
+    assert scores(lines, "qa_f1_reward_format") == qa
+    assert scores(lines, "tool_call_match") == dict.fromkeys(lines, 1.0)
     for line in lines.values():
-        assert set(line["tool_calls_by_status"]) == {"ok"}, line["id"]
-        # The tools really ran: every step's expected output is in the tool results,
-        # and so is the expected answer.
+        # One forced tool call, run for real, then the answer.
+        assert line["tool_calls_by_status"] == {"ok": 1}, line["id"]
+        assert line["rounds"] == 1 and line["stop_reason"] == "final", line["id"]
         text = tool_text(line)
         for step in line["metadata"]["steps"]:
             assert step.get("expect", "") in text, (line["id"], step)
-        assert normalize_answer(line["answer"]) in normalize_answer(text), line["id"]
-    assert lines["qs-years-between"]["rounds"] == 3
-    assert lines["qs-warmer-city"]["tool_calls_by_status"] == {"ok": 2}
+        assert any(normalize_answer(a) in normalize_answer(text) for a in answers(line))
 
 
 def test_search_qa(tmp_path: Path) -> None:
@@ -93,7 +94,20 @@ def test_tool_calls(tmp_path: Path) -> None:
 
 
 def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert demo.main(["--output-dir", str(tmp_path)]) == 0
+    # The demo's local model is replaced by the offline script (make test-live runs a
+    # real local model).
+    script = "scripted:configs/scripts/quickstart.json"
+    assert demo.main(["--model", script, "--output-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "qa_f1_reward" in out and "results:" in out
+    assert "qa_f1_reward_format" in out and "tool_call_match" in out and "results:" in out
+    assert "local model server" not in out
     assert len(read_results(only_run_dir(tmp_path))) == 7
+
+
+def test_demo_without_the_local_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(demo, "LOCAL_MODULES", ("agentloop_no_such_module",))
+    assert demo.main() == 2
+    err = capsys.readouterr().err
+    assert "pip install 'agentloop[local]'" in err and len(err.splitlines()) == 1

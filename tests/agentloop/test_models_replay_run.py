@@ -14,7 +14,8 @@ from agentloop.harness import run_eval_sync
 from agentloop.results import RESULTS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = "configs/quickstart.yaml"  # scripted model, real tools, QA rewards
+QUICKSTART = "configs/quickstart.yaml"  # real tools, QA rewards
+SCRIPTED = "scripted:configs/scripts/quickstart.json"  # instead of its local model
 
 
 def lines(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
@@ -33,8 +34,8 @@ def lines(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def run(tmp_path: Path, name: str, **overrides: Any) -> Path:
-    config = load_config(QUICKSTART, overrides={"output_dir": str(tmp_path), "name": name,
-                                                "epochs": 2, **overrides})  # fmt: skip
+    base = {"model": SCRIPTED, "output_dir": str(tmp_path), "name": name, "epochs": 2}
+    config = load_config(QUICKSTART, overrides={**base, **overrides})
     return run_eval_sync(config, config_path=QUICKSTART).run_dir
 
 

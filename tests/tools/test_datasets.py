@@ -175,14 +175,16 @@ def test_quickstart_answers_follow_from_tools(row: dict[str, Any]) -> None:
         assert gt_calls(row) == [(s["name"], s["arguments"]) for s in steps]
 
 
-def test_quickstart_warmer_city() -> None:
-    chicago = run_tool("get_weather", {"location": "Chicago", "unit": "fahrenheit"})
-    miami = run_tool("get_weather", {"location": "Miami", "unit": "fahrenheit"})
-    rows = {row["id"]: row for row in load("quickstart.jsonl")}
-    warmer = "Miami" if miami["temperature"] > chicago["temperature"] else "Chicago"
-    assert rows["qs-warmer-city"]["answer"] == warmer
+def test_quickstart_rows_need_one_call_of_their_one_tool() -> None:
+    # With one tool bound, tool_choice "required" can be sent as a named choice, which
+    # llama-cpp-python's server (the demo's local model) understands.
+    for row in load("quickstart.jsonl"):
+        (schema,) = row["tools"]
+        ((tool_name, _),) = gt_calls(row)
+        assert schema["function"]["name"] == tool_name, row["id"]
 
 
 def test_quickstart_mixes_all_tools() -> None:
-    used = {step["name"] for row in load("quickstart.jsonl") for step in row["metadata"]["steps"]}
-    assert used == {"calculator", "get_weather", "search"}
+    used = [step["name"] for row in load("quickstart.jsonl") for step in row["metadata"]["steps"]]
+    assert set(used) == {"calculator", "get_weather", "search"}
+    assert min(used.count(name) for name in set(used)) >= 2
