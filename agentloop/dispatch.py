@@ -179,8 +179,7 @@ class ToolDispatcher:
             name=call.name,
             status="success" if status == "ok" else "error",
         )
-        # model_construct: every value here is already of its field's type.
-        record = ToolCallRecord.model_construct(
+        record = ToolCallRecord(
             id=call.id,
             original_id=call.original_id,
             name=call.name,

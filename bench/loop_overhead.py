@@ -10,9 +10,15 @@ Run: ``make bench`` or ``python bench/loop_overhead.py [--repeat N]``.
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import platform
+import re
 import resource
+import shutil
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -86,13 +92,43 @@ async def concurrent(runner: Runner, samples: int, latency: float) -> float:
     return time.perf_counter() - started
 
 
+RUNNERS: dict[str, Runner] = {"engine": engine, "hand-written": hand_written}
+
+
+def instructions_per_round(samples: int = 100) -> dict[str, float] | None:
+    """Instructions per round under callgrind: a count, unlike seconds, that other
+    load on the machine does not change. None when valgrind is not installed."""
+    if shutil.which("valgrind") is None:
+        return None
+    counts: dict[str, float] = {}
+    for name in RUNNERS:
+        totals = []
+        for n in (0, samples):  # the difference cancels start-up and imports
+            out = subprocess.run(
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                 sys.executable, __file__, "--count-only", name, str(n)],
+                capture_output=True, text=True, check=True,
+            ).stderr
+            found = re.search(r"Collected : (\d+)", out)
+            assert found, out[-500:]
+            totals.append(int(found.group(1)))
+        counts[name] = (totals[1] - totals[0]) / (samples * ROUNDS)
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--concurrent-samples", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.05)
-    parser.add_argument("--repeat", type=int, default=7, help="alternating trials per loop")
+    parser.add_argument("--repeat", type=int, default=15, help="alternating trials per loop")
+    parser.add_argument("--count-only", nargs=2, metavar=("LOOP", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count_only:  # a child of instructions_per_round
+        name, n = args.count_only
+        anyio.run(sequential, RUNNERS[name], 5)  # warm-up, the same in both counts
+        anyio.run(sequential, RUNNERS[name], int(n))
+        return
 
     # Check the engine does the same work as the baseline before timing it.
     trajectory = anyio.run(engine, make_model())
@@ -103,10 +139,12 @@ def main() -> None:
     per_round: dict[str, list[float]] = {"engine": [], "hand-written": []}
     for _ in range(args.repeat):  # alternate so drift hits both alike
         for name, runner in (("engine", engine), ("hand-written", hand_written)):
+            gc.collect()  # no trial pays for the previous one's garbage
             seconds = anyio.run(sequential, runner, args.samples)
             per_round[name].append(seconds / (args.samples * ROUNDS) * 1e6)
     eng = statistics.median(per_round["engine"])
     base = statistics.median(per_round["hand-written"])
+    eng_min, base_min = min(per_round["engine"]), min(per_round["hand-written"])
 
     ideal = (ROUNDS + 1) * args.latency
     wall = anyio.run(concurrent, engine, args.concurrent_samples, args.latency)
@@ -118,15 +156,22 @@ def main() -> None:
     tracemalloc.stop()
     maxrss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
+    counted = instructions_per_round()
+
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
-          f"{platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores")
-    print(f"(a) {args.samples} samples sequential, median of {args.repeat} trials, "
+          f"{platform.python_version()}, {len(os.sched_getaffinity(0))} cores")
+    print(f"(a) {args.samples} samples sequential, {args.repeat} alternating trials, "
           f"per round (model call + tool call):")
-    print(f"    engine        {eng:8.0f} us/round  (trials: "
-          f"{', '.join(f'{x:.0f}' for x in per_round['engine'])})")
-    print(f"    hand-written  {base:8.0f} us/round  (trials: "
-          f"{', '.join(f'{x:.0f}' for x in per_round['hand-written'])})")
-    print(f"    ratio         {eng / base:8.2f}x  (target <= 1.10x)")
+    print(f"    engine        median {eng:5.0f} us/round, best {eng_min:5.0f}")
+    print(f"    hand-written  median {base:5.0f} us/round, best {base_min:5.0f}")
+    print(f"    ratio         median {eng / base:5.2f}x, best {eng_min / base_min:5.2f}x "
+          f"(target <= 1.10x)")
+    if counted is None:
+        print("    (install valgrind for a load-independent instruction count)")
+    else:
+        e, h = counted["engine"], counted["hand-written"]
+        print(f"    instructions  engine {e / 1e6:.3f} M/round, hand-written {h / 1e6:.3f} M/round"
+              f" (callgrind): {e / h:.3f}x")
     print(f"(b) {args.concurrent_samples} samples concurrent, {args.latency * 1000:.0f} ms model "
           f"latency, ideal {ideal:.2f} s:")
     print(f"    engine        {wall:6.3f} s  ({wall / ideal:.2f}x ideal, target <= 1.4x)")
