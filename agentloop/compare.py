@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agentloop.errors import AgentloopError
@@ -124,11 +125,12 @@ def _fmt(value: float | None, signed: bool = False) -> str:
 def print_comparison(cmp: Comparison, console: Console | None = None, limit: int = 30) -> None:
     """Print the deltas and up to ``limit`` changed samples."""
     out = console or Console()
-    table = Table(title=f"A = {cmp.a}\nB = {cmp.b}", title_justify="left")
+    # Paths, ids and reward keys are data: escaped, so "[...]" in them is not rich markup.
+    table = Table(title=escape(f"A = {cmp.a}\nB = {cmp.b}"), title_justify="left")
     for column in ("reward", "A", "B", "B - A"):
         table.add_column(column, justify="left" if column == "reward" else "right")
     for d in cmp.rewards:
-        table.add_row(d.reward, _fmt(d.a), _fmt(d.b), _fmt(d.delta, signed=True))
+        table.add_row(escape(d.reward), _fmt(d.a), _fmt(d.b), _fmt(d.delta, signed=True))
     table.add_row(
         "errored",
         str(cmp.summary_a.errored),
@@ -145,7 +147,7 @@ def print_comparison(cmp: Comparison, console: Console | None = None, limit: int
     for column in ("id", "epoch", "reward", "A", "B"):
         changes.add_column(column)
     for c in cmp.changed[:limit]:
-        changes.add_row(c.id, str(c.epoch), c.reward, _fmt(c.a), _fmt(c.b))
+        changes.add_row(escape(c.id), str(c.epoch), escape(c.reward), _fmt(c.a), _fmt(c.b))
     out.print(changes)
     if len(cmp.changed) > limit:
         out.print(f"... and {len(cmp.changed) - limit} more")

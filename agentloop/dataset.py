@@ -38,6 +38,7 @@ __all__ = [
     "prompt_messages",
     "recorded_generation_start",
     "scan_dataset",
+    "wire_messages",
 ]
 
 Mode = Literal["generate", "score"]
@@ -310,5 +311,29 @@ def prompt_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     ``content: null`` becomes ``""``: some OpenAI-compatible servers reject null.
     """
-    kept = messages[: recorded_generation_start(messages)]
-    return [m if m.get("content") is not None else {**m, "content": ""} for m in kept]
+    return wire_messages(messages[: recorded_generation_start(messages)])
+
+
+def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Row messages as LangChain can read them: ``content: null`` becomes ``""``, and a
+    tool call without an ``id`` or ``arguments`` (both optional in a row) gets a
+    deterministic ``call_<message>_<call>`` id and ``"{}"``."""
+    out = []
+    for index, message in enumerate(messages):
+        if message.get("content") is None:
+            message = {**message, "content": ""}
+        calls = message.get("tool_calls")
+        if calls and any(not c.get("id") or "arguments" not in c["function"] for c in calls):
+            message = {
+                **message,
+                "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)],
+            }
+        out.append(message)
+    return out
+
+
+def _wire_call(call: dict[str, Any], message: int, index: int) -> dict[str, Any]:
+    function = call["function"]
+    if "arguments" not in function:
+        function = {**function, "arguments": "{}"}
+    return {**call, "id": call.get("id") or f"call_{message}_{index}", "function": function}

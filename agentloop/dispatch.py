@@ -151,7 +151,7 @@ class ToolDispatcher:
                 if scope.cancelled_caught:
                     text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
                     return self._finish(call, "timeout", text, time.perf_counter() - started)
-        except Exception as exc:  # a failing tool is contained, never fatal
+        except (Exception, SystemExit) as exc:  # a failing tool is contained, never fatal
             detail = f"{type(exc).__name__}: {exc}"
             elapsed = time.perf_counter() - started
             return self._finish(call, "error", RAISED.format(detail=detail), elapsed)

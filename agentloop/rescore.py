@@ -60,6 +60,22 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
     return encode_result(record, json.dumps(raw) if raw is not None else None, scrub)
 
 
+def _claim_stamp(run_dir: Path, stamp: str) -> str:
+    """``stamp`` (suffixed ``-2``, ``-3``... if taken) with its results file created empty.
+
+    Created exclusively: the writer appends, so two re-scores in the same second
+    must never share a file (each would count the other's lines).
+    """
+    for n in range(1, 1000):
+        candidate = stamp if n == 1 else f"{stamp}-{n}"
+        try:
+            (run_dir / f"results.rescored-{candidate}.jsonl").open("x").close()
+        except FileExistsError:
+            continue
+        return candidate
+    raise AgentloopError(f"{run_dir}: cannot create a re-scored results file for {stamp}")
+
+
 def rescore_run(
     run_dir: Path,
     rewards: Sequence[Any] | None = None,
@@ -79,7 +95,7 @@ def rescore_run(
     thresholds = config.get("pass_threshold") or {}
     plan = RewardPlan(specs, thresholds)
     names = {s.name for s in plan.specs} | {s.key for s in plan.specs}
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
     target = run_dir / f"results.rescored-{stamp}.jsonl"
     scrub = Scrubber(environ)
     with ResultWriter(target) as writer:

@@ -79,7 +79,10 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     try:
         return max(float(value), 0.0)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        try:
+            parsed = email.utils.parsedate_to_datetime(value) if value else None
+        except (TypeError, ValueError):  # neither seconds nor an HTTP date: no hint
+            return None
         if parsed is None:
             return None
         return max(parsed.timestamp() - time.time(), 0.0)

@@ -44,6 +44,9 @@ __all__ = [
 RESUMABLE_CHANGES = frozenset({"concurrency", "output_dir", "fail_on_error", "fsync"})
 """Config fields a resume may change: they change how the run goes, not what it computes."""
 _SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
+# Known options whose names contain such a word but hold no secret: masking them would
+# make ``run --resume RUN_DIR`` (config read back from run.json) reject the value.
+_NOT_SECRET_OPTIONS = frozenset({"max_tokens_field"})
 _VERSIONED = ("agentloop", "langchain-core", "langchain-openai", "pydantic", "anyio")
 
 
@@ -54,7 +57,9 @@ def redacted_config(config: EvalConfig) -> dict[str, Any]:
     options = data.get("model_options") or {}
     for key in options:
         lowered = key.lower()
-        if any(w in lowered for w in _SECRET_OPTION_WORDS) and not lowered.endswith("_env"):
+        if key in _NOT_SECRET_OPTIONS or lowered.endswith("_env"):
+            continue
+        if any(w in lowered for w in _SECRET_OPTION_WORDS):
             options[key] = "***"
     return data
 

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, ToolMessage, convert_to_messages
 from langchain_core.tools import BaseTool, StructuredTool
 
 from agentloop.config import EvalConfig
-from agentloop.dataset import Sample, recorded_generation_start
+from agentloop.dataset import Sample, recorded_generation_start, wire_messages
 from agentloop.errors import ConfigError, ToolLoadError
 from agentloop.tool_loading import load_tool
 from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
@@ -66,10 +66,6 @@ def _same(tool: BaseTool) -> BaseTool:
     return tool
 
 
-def _plain(message: dict[str, Any]) -> dict[str, Any]:
-    return message if message.get("content") is not None else {**message, "content": ""}
-
-
 def recorded_trajectory(sample: Sample) -> Trajectory:
     """The row's messages as a finished trajectory (``mode: score``), with one step per
     recorded assistant reply so tool-call rewards see its calls.
@@ -77,7 +73,7 @@ def recorded_trajectory(sample: Sample) -> Trajectory:
     A recorded call answered by a tool message is ``ok``; one left unanswered (a
     single-turn record) is ``round_limit``: requested, never run.
     """
-    messages = list(convert_to_messages([_plain(m) for m in sample.messages]))
+    messages = list(convert_to_messages(wire_messages(sample.messages)))
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     steps = []
     for message in messages[recorded_generation_start(sample.messages) :]:

@@ -44,9 +44,15 @@ class ScriptedSource:
             )
         try:
             self.scripts = {str(k): [to_ai_message(r) for r in v] for k, v in data.items()}
-        except (TypeError, ValueError) as exc:
-            raise ModelSpecError(f"{path}: bad reply: {exc}") from exc
-        self.latency = float(options.get("latency", 0.0))
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            # LangChain's converter raises KeyError/AttributeError on malformed tool calls.
+            raise ModelSpecError(f"{path}: bad reply: {type(exc).__name__}: {exc}") from exc
+        latency = options.get("latency", 0.0)
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or latency < 0:
+            raise ModelSpecError(
+                f"model option latency must be a non-negative number, not {latency!r}"
+            )
+        self.latency = float(latency)
         self.path = path
 
     def for_sample(self, sample_id: str, epoch: int) -> ScriptedChatModel:

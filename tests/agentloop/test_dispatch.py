@@ -127,6 +127,19 @@ def test_a_raising_tool_is_contained_and_others_still_run() -> None:
     assert t.tool_calls()[0].error == "Error: RuntimeError: disk full"
 
 
+def test_a_tool_calling_sys_exit_is_contained() -> None:
+    @tool
+    def quit_now() -> str:
+        """Exit the process."""
+        raise SystemExit(3)
+
+    reply = AIMessage(content="", tool_calls=[{"name": "quit_now", "args": {}, "id": "q"}])
+    t = one_round(reply, [quit_now])
+    assert t.stop_reason == "final"
+    assert t.tool_calls()[0].status == "error"
+    assert tool_messages(t)[0].content == "Error: SystemExit: 3"
+
+
 @pytest.mark.parametrize("kind", ["async", "sync"])
 def test_a_hanging_tool_times_out_and_others_still_run(kind: str) -> None:
     release = threading.Event()

@@ -104,6 +104,16 @@ def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 2 and err == "agentloop: error: tool file not found: ./missing.py\n"
     code, _, err = run_cli(capsys, "run", str(config), "--model", "scripted:missing.json")
     assert code == 2 and err == "agentloop: error: scripted model file not found: missing.json\n"
+    # Bad scripted-model options and replies are one line too, not tracebacks.
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "model_options.latency=abc")
+    assert code == 2 and err == (
+        "agentloop: error: model option latency must be a non-negative number, not 'abc'\n"
+    )
+    bad_script = tmp_path / "bad_script.json"
+    bad_script.write_text('[{"tool_calls": [{"function": {"name": "f"}}]}]')
+    code, _, err = run_cli(capsys, "run", str(config), "--model", f"scripted:{bad_script}")
+    assert code == 2 and err.startswith(f"agentloop: error: {bad_script}: bad reply: KeyError")
+    assert err.count("\n") == 1
     bad_yaml = tmp_path / "bad.yaml"
     bad_yaml.write_text("a: [\n")
     code, _, err = run_cli(capsys, "run", str(bad_yaml))
@@ -198,3 +208,39 @@ def test_module_entry_point(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr == "agentloop: error: config file not found: missing.yaml\n"
+
+
+def test_compare_prints_ids_with_brackets_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sample ids are data: "[/b]" used to raise rich's MarkupError (a traceback) and
+    # "[red]x" to print as a styled "x".
+    for name, score in (("a", 1.0), ("b", 0.0)):
+        lines = [
+            {"id": i, "epoch": 1, "status": "ok", "scores": {"qa": {"score": score}}}
+            for i in ("[/b]", "[red]x")
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = run_cli(
+        capsys, "compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")
+    )
+    assert code == 0 and err == ""
+    assert "[/b]" in out and "[red]x" in out and "2 changed score(s)" in out
+
+
+def test_two_rescores_in_the_same_second_never_share_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datetime import datetime
+
+    from agentloop.rescore import rescore_run
+
+    assert run_cli(capsys, "run", str(add_setup(tmp_path, n=3)))[0] == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    now = datetime(2030, 1, 2, 3, 4, 5)
+    first, summary_1 = rescore_run(run_dir, now=now)
+    second, summary_2 = rescore_run(run_dir, now=now)
+    assert first != second and second.name == "results.rescored-20300102-030405-2.jsonl"
+    assert len(read_results(run_dir, first.name)) == len(read_results(run_dir, second.name)) == 3
+    assert summary_1.results == summary_2.results == 3
+    assert (run_dir / "summary.rescored-20300102-030405-2.json").is_file()

@@ -190,3 +190,19 @@ def test_bundled_datasets_are_valid() -> None:
     for name in ("quickstart", "search_qa", "tool_calls"):
         scan = scan_dataset(ROOT / "configs" / "data" / f"{name}.jsonl")
         assert scan.problems == [] and scan.valid > 0
+
+
+def test_recorded_calls_without_id_or_arguments_are_scored_not_crashed() -> None:
+    # Both are optional in a valid row; LangChain's converter needs them (KeyError).
+    from agentloop.scoring import recorded_trajectory
+
+    call = {"type": "function", "function": {"name": "f"}}
+    earlier = {"role": "assistant", "content": None, "tool_calls": [call]}
+    reply = {"role": "assistant", "content": None, "tool_calls": [{**call, "id": ""}]}
+    sample = parse_line(json.dumps({"messages": [USER, earlier, USER, reply]}), 1, "score")
+    trajectory = recorded_trajectory(sample)
+    assert [(c.id, c.name, c.args) for c in trajectory.tool_calls()] == [("call_3_0", "f", {})]
+    prompt = prompt_messages(sample.messages)
+    assert prompt[1]["tool_calls"][0]["id"] == "call_1_0"
+    assert prompt[1]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert sample.messages[1] == earlier  # the row itself is not modified

@@ -154,6 +154,7 @@ def test_secret_looking_options_are_redacted_even_without_env(tmp_path: Path) ->
             "api_key_env": "MY_KEY",
             "access_token": "t",
             "base_url": "u",
+            "max_tokens_field": "max_tokens",
         },
     )
     assert redacted_config(config)["model_options"] == {
@@ -161,4 +162,6 @@ def test_secret_looking_options_are_redacted_even_without_env(tmp_path: Path) ->
         "api_key_env": "MY_KEY",
         "access_token": "***",
         "base_url": "u",
+        # not a secret: masked, `run --resume RUN_DIR` rejected the config it read back
+        "max_tokens_field": "max_tokens",
     }

@@ -58,6 +58,23 @@ def test_retry_after_forms() -> None:
     assert retry_after_seconds(ValueError()) is None
 
 
+def test_an_unreadable_retry_after_is_no_hint_and_the_error_is_still_retried() -> None:
+    # parsedate_to_datetime raises ValueError on garbage: that used to replace the
+    # server's 503 with a ValueError and stop retrying.
+    assert retry_after_seconds(HTTPError(503, {"retry-after": "soon"})) is None
+    assert retry_after_seconds(HTTPError(503, {"retry-after": ""})) is None
+    attempts: list[int] = []
+
+    async def flaky() -> str:
+        attempts.append(1)
+        if len(attempts) < 2:
+            raise HTTPError(503, {"retry-after": "soon"})
+        return "ok"
+
+    policy = RetryPolicy(initial_delay_s=0.0, jitter=0.0)
+    assert anyio.run(call_with_retry, flaky, policy) == "ok" and len(attempts) == 2
+
+
 def test_delay_backs_off_exponentially_and_is_capped() -> None:
     policy = RetryPolicy(initial_delay_s=1, max_delay_s=5, jitter=0)
     assert [policy.delay(n, ValueError()) for n in (1, 2, 3, 4)] == [1, 2, 4, 5]
