@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import anyio
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ValidationError
 
+from agentloop.invoke import Invoker, callbacks_active, make_invoker
 from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_output_to_text, truncate
 from agentloop.trajectory import ToolCallRecord, ToolCallStatus
 
@@ -57,12 +57,6 @@ class PendingCall:
         self.recovered = recovered
 
 
-def _is_sync_only(tool: BaseTool) -> bool:
-    if isinstance(tool, StructuredTool):
-        return tool.coroutine is None
-    return type(tool)._arun is BaseTool._arun
-
-
 def _validation_detail(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
@@ -83,7 +77,8 @@ class ToolDispatcher:
     ) -> None:
         self.tools_by_name: dict[str, BaseTool] = {}
         self._schemas: dict[str, type[BaseModel] | None] = {}
-        self._sync_only: set[str] = set()
+        self._invokers: dict[str, Invoker] = {}
+        direct_allowed = not callbacks_active()
         for t in tools:
             if t.name in self.tools_by_name:
                 raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
@@ -91,8 +86,9 @@ class ToolDispatcher:
             schema: Any = t.tool_call_schema
             is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
             self._schemas[t.name] = schema if is_model else None
-            if _is_sync_only(t):
-                self._sync_only.add(t.name)
+            self._invokers[t.name] = make_invoker(
+                t, self._schemas[t.name], direct_allowed=direct_allowed
+            )
         self._available = ", ".join(sorted(self.tools_by_name)) or "(none)"
         self.timeout = timeout
         self.max_output_chars = max_output_chars
@@ -134,20 +130,22 @@ class ToolDispatcher:
             text = UNKNOWN_TOOL.format(name=call.name, available=self._available)
             return self._finish(call, "unknown_tool", text)
         schema = self._schemas[call.name]
+        validated = None
         if schema is not None:
             try:
-                schema.model_validate(call.args)
+                validated = schema.model_validate(call.args)
             except ValidationError as exc:
                 text = INVALID_ARGS.format(name=call.name, detail=_validation_detail(exc))
                 return self._finish(call, "invalid_args", text)
 
+        invoke = self._invokers[call.name]
         started = time.perf_counter()
         try:
             if self.timeout is None:  # no cancel scope: it costs on every call
-                output = await self._invoke(tool, call)
+                output = await invoke(call.args, validated)
             else:
                 with anyio.move_on_after(self.timeout) as scope:
-                    output = await self._invoke(tool, call)
+                    output = await invoke(call.args, validated)
                 if scope.cancelled_caught:
                     text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
                     return self._finish(call, "timeout", text, time.perf_counter() - started)
@@ -158,15 +156,6 @@ class ToolDispatcher:
         elapsed = time.perf_counter() - started
         text = tool_output_to_text(output, self.max_output_chars)
         return self._finish(call, "ok", text, elapsed)
-
-    async def _invoke(self, tool: BaseTool, call: PendingCall) -> Any:
-        args = call.args or {}
-        if call.name in self._sync_only:
-            # Our own worker thread, abandoned on timeout: a hung sync tool
-            # must not hold up the run (or the event loop's shutdown).
-            invoke = functools.partial(tool.invoke, args)
-            return await anyio.to_thread.run_sync(invoke, abandon_on_cancel=True)
-        return await tool.ainvoke(args)
 
     def _finish(
         self, call: PendingCall, status: ToolCallStatus, text: str, duration: float = 0.0
