@@ -18,7 +18,7 @@ from langchain_core.tools import tool as as_tool
 from agentloop.dispatch import PendingCall, ToolDispatcher
 from agentloop.retry import RetryPolicy, call_with_retry
 from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
-from agentloop.trajectory import StepRecord, TokenUsage, ToolCallRecord, Trajectory
+from agentloop.trajectory import StepRecord, TokenUsage, Trajectory
 
 __all__ = ["ContentCallParser", "MessagesInput", "ToolsInput", "run_agent", "run_agent_sync"]
 
@@ -236,11 +236,11 @@ async def run_agent(
             reply = AIMessage(content=getattr(reply, "content", str(reply)))
         reply, calls = _pending_calls(reply, ids, len(steps), parse_content_tool_calls)
         history.append(reply)
-        records: list[ToolCallRecord]
         if not calls:
             steps.append(StepRecord(latency_s=latency, usage=_usage(reply), retries=retries))
             return finish("final")
-        if rounds >= max_rounds:
+        out_of_rounds = rounds >= max_rounds
+        if out_of_rounds:
             tool_messages, records = dispatcher.refuse(calls, max_rounds)
         else:
             tool_messages, records = await dispatcher.run(calls, parallel=parallel_tool_calls)
@@ -249,7 +249,7 @@ async def run_agent(
         steps.append(
             StepRecord(latency_s=latency, usage=_usage(reply), retries=retries, tool_calls=records)
         )
-        if records[0].status == "round_limit":
+        if out_of_rounds:
             return finish("max_rounds")
 
 
