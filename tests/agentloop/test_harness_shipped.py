@@ -52,7 +52,7 @@ def answers(line: dict[str, Any]) -> list[str]:
 
 def test_quickstart(tmp_path: Path) -> None:
     lines = run_shipped("quickstart", tmp_path)
-    assert len(lines) == 7
+    assert len(lines) == 25
     # The script answers one task verbosely and searches another with other keywords,
     # which still matches: the config ignores search arguments (free-text queries).
     qa = dict.fromkeys(lines, 1.0) | {"qs-brassfield-inventor": 0.5}
@@ -101,7 +101,7 @@ def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "qa_f1_reward_format" in out and "tool_call_match" in out and "results:" in out
     assert "local model server" not in out
-    assert len(read_results(only_run_dir(tmp_path))) == 7
+    assert len(read_results(only_run_dir(tmp_path))) == 25
 
 
 def test_demo_without_the_local_extra(

@@ -80,7 +80,7 @@ def test_ids_are_unique_across_files() -> None:
 def test_sizes() -> None:
     assert len(load("search_qa.jsonl")) >= 25
     assert len(load("tool_calls.jsonl")) >= 25
-    assert 5 <= len(load("quickstart.jsonl")) <= 8
+    assert len(load("quickstart.jsonl")) == 25
 
 
 @pytest.mark.parametrize("name", FILES)
