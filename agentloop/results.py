@@ -89,10 +89,11 @@ class Scrubber:
         # Longest first, so a secret containing another is masked whole.
         self.secrets = sorted(values, key=len, reverse=True)
         # How each secret can appear inside JSON text (escaped forms).
-        forms = {
-            s: {s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1]} for s in values
-        }
-        self._forms = forms
+        self._forms = frozenset(
+            form
+            for s in values
+            for form in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])
+        )
 
     def text(self, value: str) -> str:
         """``value`` with every secret masked."""
@@ -113,7 +114,7 @@ class Scrubber:
 
     def json_text(self, text: str) -> str:
         """A JSON document with every secret masked; re-encodes only when one is found."""
-        if not any(form in text for forms in self._forms.values() for form in forms):
+        if not any(form in text for form in self._forms):
             return text
         return json.dumps(self.obj(json.loads(text)), ensure_ascii=False)
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime as dt
-import decimal
 import enum
 import json
-import pathlib
-import uuid
 from typing import Any
 
 from pydantic import BaseModel
@@ -50,9 +47,7 @@ def to_jsonable(value: Any) -> Any:
             return "base64:" + base64.b64encode(raw).decode("ascii")
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
-    if isinstance(value, (decimal.Decimal, uuid.UUID, pathlib.PurePath)):
-        return str(value)
-    return str(value)
+    return str(value)  # Decimal, UUID, paths and anything else: their text
 
 
 def tool_output_to_text(value: Any, max_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS) -> str:

@@ -162,7 +162,7 @@ class _Accumulator:
     def __init__(self) -> None:
         self.summary = RunSummary()
         self.scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        self.passes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self.passes: dict[str, dict[str, list[int]]] = defaultdict(dict)
         self.ids: set[str] = set()
         self.walls: list[float] = []
         self.rounds: Counter[int] = Counter()

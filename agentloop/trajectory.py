@@ -125,8 +125,7 @@ class Trajectory(BaseModel):
         for step in steps:
             if step.usage is not None:
                 usage = usage + step.usage
-            executed = [c for c in step.tool_calls if c.status != "round_limit"]
-            rounds += bool(executed)
+            rounds += any(c.status != "round_limit" for c in step.tool_calls)
             statuses.update(c.status for c in step.tool_calls)
         # model_construct: the parts are already validated models, and this runs per sample.
         return cls.model_construct(

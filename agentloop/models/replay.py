@@ -28,12 +28,11 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-from langchain_core.tools import tool as as_tool
 from pydantic import ConfigDict, PrivateAttr
 
 from agentloop.dispatch import PendingCall, ToolDispatcher
 from agentloop.errors import ModelSpecError, ReplayMismatchError
+from agentloop.loop import split_tools
 from agentloop.models.base import register_provider
 from agentloop.models.local import LOCAL_OPTIONS
 from agentloop.models.openai import OPENAI_OPTIONS
@@ -101,11 +100,7 @@ class ReplayChatModel(BaseChatModel):
         return self.bind(tools=tool_schemas(tools), **options, **kwargs)
 
     def _mismatch(self, call_index: int, what: str) -> ReplayMismatchError:
-        where = (
-            self._recording.where(call_index)
-            if self._recording
-            else f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
-        )
+        where = f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
         error = ReplayMismatchError(f"replay: {where}: {what}")
         if self._report is not None:
             self._report(str(error))
@@ -172,19 +167,22 @@ class ReplayDispatcher(ToolDispatcher):
         timeout: float | None = None,
         max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
     ) -> None:
-        runnable = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools
-                    if not isinstance(t, dict)]  # fmt: skip
+        runnable, _ = split_tools(tools)
         super().__init__(runnable, timeout=timeout, max_output_chars=max_output_chars)
         self.recording = recording
         self.state = state
         self.live = live
+
+    def _where(self) -> str:
+        rec = self.recording
+        return f"sample {rec.sample_id!r} epoch {rec.epoch}" if rec is not None else "a sample"
 
     def _recorded(
         self, call: PendingCall, refused: bool = False
     ) -> tuple[ToolMessage, ToolCallRecord]:
         rec = self.recording
         found = rec.tool_results.get(call.id) if rec is not None else None
-        where = f"sample {rec.sample_id!r} epoch {rec.epoch}" if rec else "a sample"
+        where = self._where()
         if found is None:
             raise ReplayMismatchError(
                 f"replay: {where}: tool call {call.id} ({call.name}) has no recorded result"
@@ -208,10 +206,8 @@ class ReplayDispatcher(ToolDispatcher):
                  message: ToolMessage, record: ToolCallRecord) -> None:  # fmt: skip
         if (message.content, record.status) == (recorded.content, rec_call.status):
             return
-        where = f"sample {self.recording.sample_id!r} epoch {self.recording.epoch}" if (
-            self.recording) else "a sample"  # fmt: skip
         note = (
-            f"replay: {where}: tool {call.name} (call {call.id}) output differs from the "
+            f"replay: {self._where()}: tool {call.name} (call {call.id}) output differs from the "
             f"recording: recorded {rec_call.status} {short(recorded.content)}, "
             f"now {record.status} {short(message.content)}"
         )

@@ -107,7 +107,7 @@ def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_demo_without_the_local_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(demo, "LOCAL_MODULES", ("agentloop_no_such_module",))
+    monkeypatch.setattr(demo, "missing_local_extra", lambda: ["llama_cpp"])
     assert demo.main() == 2
     err = capsys.readouterr().err
     assert "pip install 'agentloop[local]'" in err and len(err.splitlines()) == 1
