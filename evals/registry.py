@@ -20,10 +20,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
 from ._calls import final_answer_of
-from ._compare import ARG_MODES
 from ._results import RewardResult
 from .qa import qa_f1_reward, qa_f1_reward_format
-from .tool_match import NUMBER_MODES, ORDER_MODES, exact_tool_match_reward, tool_call_match
+from .tool_match import exact_tool_match_reward, tool_call_match
 
 __all__ = [
     "RewardEntry",
@@ -266,17 +265,8 @@ def _check_min_tools(params: dict[str, Any]) -> None:
 
 
 def _check_match(params: dict[str, Any]) -> None:
-    for kind, valid in (("order", ORDER_MODES), ("args", ARG_MODES), ("numbers", NUMBER_MODES)):
-        if kind in params and params[kind] not in valid:
-            raise ValueError(f"unknown {kind} mode {params[kind]!r}; valid: {', '.join(valid)}")
-    overrides = params.get("arg_overrides") or {}
-    if not isinstance(overrides, Mapping):
-        raise ValueError("arg_overrides must map tool names to modes or callables")
-    for tool, mode in overrides.items():
-        if not callable(mode) and mode not in ARG_MODES:
-            raise ValueError(
-                f"unknown args mode {mode!r} for {tool!r}; valid: {', '.join(ARG_MODES)}"
-            )
+    # tool_call_match validates its modes before comparing anything: one set of rules.
+    tool_call_match([], [], **params)
 
 
 register_reward("qa_f1_reward", _qa)

@@ -132,9 +132,9 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     return make_result(0.0, reason, generated, expected, matched, calls, notes)
 
 
-def _check_mode(kind: str, value: Any, valid: tuple[str, ...]) -> None:
+def _check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") -> None:
     if value not in valid:
-        raise ValueError(f"unknown {kind} mode {value!r}; valid: {', '.join(valid)}")
+        raise ValueError(f"unknown {kind} mode {value!r}{where}; valid: {', '.join(valid)}")
 
 
 def _as_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
@@ -145,10 +145,12 @@ def _rules(
     args: str, numeric: bool, overrides: Mapping[str, str | Callable[[Any, Any], Any]] | None
 ) -> tuple[ArgRule, dict[str, ArgRule]]:
     _check_mode("args", args, ARG_MODES)
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise ValueError("arg_overrides must map tool names to modes or callables")
     per_tool: dict[str, ArgRule] = {}
     for name, spec in (overrides or {}).items():
         if isinstance(spec, str):
-            _check_mode(f"args (override for {name!r})", spec, ARG_MODES)
+            _check_mode("args", spec, ARG_MODES, f" (override for {name!r})")
             per_tool[name] = arg_rule(spec, numeric)
         elif callable(spec):
             per_tool[name] = _as_rule(spec)
