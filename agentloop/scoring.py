@@ -5,18 +5,17 @@ Shared by the runner (``agentloop.harness``) and offline re-scoring (``agentloop
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage, convert_to_messages
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 
 from agentloop.config import EvalConfig
 from agentloop.dataset import Sample, recorded_generation_start, wire_messages
 from agentloop.errors import ConfigError, ToolLoadError
-from agentloop.tool_loading import load_tool
+from agentloop.tool_loading import tool_factory
 from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
 
 __all__ = ["RewardPlan", "ScoreOutcome", "ToolSet", "recorded_trajectory"]
@@ -33,14 +32,11 @@ class ToolSet:
     def __init__(self, specs: Sequence[str]) -> None:
         self._make: dict[str, Callable[[], BaseTool]] = {}
         for spec in specs:
-            first, again = load_tool(spec), load_tool(spec)
-            if first is again or type(first) is StructuredTool:
-                make: Callable[[], BaseTool] = functools.partial(_same, first)
-            else:
-                make = functools.partial(load_tool, spec)
-            if first.name in self._make:
-                raise ToolLoadError(f"tool names must be unique; repeated: {first.name}")
-            self._make[first.name] = make
+            make = tool_factory(spec)
+            name = make().name
+            if name in self._make:
+                raise ToolLoadError(f"tool names must be unique; repeated: {name}")
+            self._make[name] = make
 
     @property
     def names(self) -> list[str]:
@@ -60,10 +56,6 @@ class ToolSet:
             make = self._make.get(schema["function"]["name"])
             bound.append(make() if make is not None else schema)
         return bound
-
-
-def _same(tool: BaseTool) -> BaseTool:
-    return tool
 
 
 def recorded_trajectory(sample: Sample) -> Trajectory:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from langchain_core.tools import tool as as_tool
 
 from agentloop.errors import ToolLoadError
 
-__all__ = ["load_tool", "load_tools"]
+__all__ = ["load_tool", "load_tools", "tool_factory"]
 
 
 def _import_module(path: str) -> Any:
@@ -41,9 +42,11 @@ def _import_module(path: str) -> Any:
         raise ToolLoadError(f"cannot import module {path!r}: {exc}") from exc
 
 
-def load_tool(spec: str) -> BaseTool:
-    """The tool at ``module:name``; a ``BaseTool`` class is instantiated, a function wrapped.
+def tool_factory(spec: str) -> Callable[[], BaseTool]:
+    """What makes the tool at ``module:name``, resolved once.
 
+    A ``BaseTool`` class may keep state, so the factory makes a new instance per
+    call; a tool object or a function (wrapped with ``@tool``) is shared.
     Raises ``ToolLoadError`` with a one-line message when the path or name is wrong.
     """
     module_path, sep, attr = spec.rpartition(":")
@@ -60,17 +63,32 @@ def load_tool(spec: str) -> BaseTool:
             f"{module_path} has no attribute {attr!r} (it has: {', '.join(public[:20])})"
         ) from None
     if isinstance(obj, type) and issubclass(obj, BaseTool):
-        try:
-            obj = obj()
-        except Exception as exc:
-            raise ToolLoadError(f"cannot instantiate tool class {spec}: {exc}") from exc
+        cls = obj
+
+        def instantiate() -> BaseTool:
+            try:
+                return cls()
+            except Exception as exc:
+                raise ToolLoadError(f"cannot instantiate tool class {spec}: {exc}") from exc
+
+        return instantiate
     if isinstance(obj, BaseTool):
-        return obj
-    if callable(obj):
+        shared: BaseTool = obj
+    elif callable(obj):
         if not obj.__doc__:
             raise ToolLoadError(f"{spec} is a function without a docstring; the model needs one")
-        return as_tool(obj)
-    raise ToolLoadError(f"{spec} is not a tool (got {type(obj).__name__})")
+        shared = as_tool(obj)
+    else:
+        raise ToolLoadError(f"{spec} is not a tool (got {type(obj).__name__})")
+    return lambda: shared
+
+
+def load_tool(spec: str) -> BaseTool:
+    """The tool at ``module:name``; a ``BaseTool`` class is instantiated, a function wrapped.
+
+    Raises ``ToolLoadError`` with a one-line message when the path or name is wrong.
+    """
+    return tool_factory(spec)()
 
 
 def load_tools(specs: list[str]) -> list[BaseTool]:
