@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from agentloop.models.base import (
     ModelSource,
-    SharedModelSource,
     check_spec,
     dispatcher_of,
     known_prefixes,
@@ -34,7 +33,6 @@ __all__ = [
     "OpenAISource",
     "ReplaySource",
     "ScriptedSource",
-    "SharedModelSource",
     "check_spec",
     "dispatcher_of",
     "known_prefixes",

@@ -17,7 +17,6 @@ from agentloop.serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 __all__ = [
     "ModelSource",
     "ProviderFactory",
-    "SharedModelSource",
     "check_spec",
     "dispatcher_of",
     "known_prefixes",
@@ -46,19 +45,6 @@ class ModelSource(Protocol):
     async def aclose(self) -> None:
         """Release what the source holds (connections, child processes)."""
         ...
-
-
-class SharedModelSource:
-    """One model instance for every sample (live clients pool their connections)."""
-
-    def __init__(self, model: BaseChatModel) -> None:
-        self.model = model
-
-    def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
-        return self.model
-
-    async def aclose(self) -> None:
-        return None
 
 
 def retry_policy_of(source: Any) -> RetryPolicy | None:
