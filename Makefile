@@ -18,7 +18,7 @@ $(LOCAL_STAMP): pyproject.toml $(STAMP)
 	touch $(LOCAL_STAMP)
 
 demo: $(LOCAL_STAMP)
-	$(PY) -m agentloop.demo
+	$(PY) -m agentloop.cli demo
 
 test: $(STAMP)
 	$(PY) -m pytest -W error -q -m "not live"

@@ -6,6 +6,16 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 """
 
 from ._compare import ARG_MODES, values_equal
+from ._qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
+from ._registry import (
+    RewardEntry,
+    RewardSpec,
+    SampleScore,
+    parse_reward_specs,
+    register_reward,
+    registered_rewards,
+    score_sample,
+)
 from ._results import (
     AnswerScore,
     CallDiagnostic,
@@ -16,17 +26,7 @@ from ._results import (
     ToolMatchDetails,
 )
 from ._schema import STRICTNESS_MODES, match_function_call
-from .qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
-from .registry import (
-    RewardEntry,
-    RewardSpec,
-    SampleScore,
-    parse_reward_specs,
-    register_reward,
-    registered_rewards,
-    score_sample,
-)
-from .tool_match import (
+from ._tool_match import (
     NUMBER_MODES,
     ORDER_MODES,
     composite_function_call_reward,

@@ -12,8 +12,9 @@ process) that hands out a chat model per sample.
 
 from __future__ import annotations
 
-from agentloop.models.base import (
+from agentloop.models._base import (
     ModelSource,
+    ProviderFactory,
     check_spec,
     dispatcher_of,
     known_prefixes,
@@ -21,22 +22,66 @@ from agentloop.models.base import (
     register_provider,
     retry_policy_of,
 )
-from agentloop.models.local import LocalSource
-from agentloop.models.openai import CompatChatOpenAI, OpenAISource
-from agentloop.models.replay import ReplaySource
-from agentloop.models.scripted import ScriptedSource
+from agentloop.models._local import (
+    KNOWN_LOCAL_MODELS,
+    LocalServer,
+    LocalSource,
+    missing_local_extra,
+    open_local,
+)
+from agentloop.models._openai import (
+    CompatChatOpenAI,
+    OpenAISource,
+    build_chat_openai,
+    read_dotenv,
+)
+from agentloop.models._recording import (
+    Recording,
+    ReplayedModelError,
+    ReplayedTransientError,
+    load_recordings,
+    message_difference,
+    recorded_error,
+    request_signature,
+    short,
+    signature_difference,
+    tool_schemas,
+)
+from agentloop.models._replay import ReplayChatModel, ReplayDispatcher, ReplaySource
+from agentloop.models._scripted import (
+    ScriptedSource,
+)
 
 __all__ = [
+    "KNOWN_LOCAL_MODELS",
     "CompatChatOpenAI",
+    "LocalServer",
     "LocalSource",
     "ModelSource",
     "OpenAISource",
+    "ProviderFactory",
+    "Recording",
+    "ReplayChatModel",
+    "ReplayDispatcher",
     "ReplaySource",
+    "ReplayedModelError",
+    "ReplayedTransientError",
     "ScriptedSource",
+    "build_chat_openai",
     "check_spec",
     "dispatcher_of",
     "known_prefixes",
+    "load_recordings",
+    "message_difference",
+    "missing_local_extra",
+    "open_local",
     "open_model",
+    "read_dotenv",
+    "recorded_error",
     "register_provider",
+    "request_signature",
     "retry_policy_of",
+    "short",
+    "signature_difference",
+    "tool_schemas",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 from evals import (
     composite_function_call_reward,
     exact_tool_match_reward,

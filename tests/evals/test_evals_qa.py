@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 from evals import QAResult, normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
 
 

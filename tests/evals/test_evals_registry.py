@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 from evals import (
     QAResult,
     RewardResult,
@@ -19,7 +19,7 @@ from evals import (
     registered_rewards,
     score_sample,
 )
-from evals.registry import _REGISTRY
+from evals._registry import _REGISTRY
 
 
 def trajectory(final: str = "It is Paris") -> Trajectory:

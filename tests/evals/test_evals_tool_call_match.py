@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agentloop.trajectory import StepRecord, ToolCallRecord, Trajectory
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 from evals import tool_call_match
 from evals._compare import arg_rule
 

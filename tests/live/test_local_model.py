@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from agentloop.config import load_config
-from agentloop.harness import run_eval_sync
-from agentloop.models import local
-from agentloop.results import RESULTS_FILE
+from agentloop.harness._config import load_config
+from agentloop.harness._results import RESULTS_FILE
+from agentloop.harness._runner import run_eval_sync
+from agentloop.models import _local as local
 
 pytestmark = pytest.mark.live
 

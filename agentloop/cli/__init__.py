@@ -1,0 +1,8 @@
+"""The ``agentloop`` command: commands (``_commands``), terminal display (``_display``),
+progress (``_progress``) and the demo (``_demo``)."""
+
+from __future__ import annotations
+
+from agentloop.cli._commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,227 @@
+"""The ``agentloop`` command: run, score, summary, compare, demo.
+
+Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
+bad config or a bad dataset (a one-line message on stderr, never a traceback);
+130 interrupted (the run can be resumed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import anyio
+import yaml
+from rich.console import Console
+
+from agentloop.errors import AgentloopError
+from agentloop.harness import (
+    HEADER_FILE,
+    EvalConfig,
+    Scrubber,
+    load_config,
+    override,
+    read_header,
+    validate_config,
+    write_summary,
+)
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line (no usage dump) with exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agentloop", description="Run and score tool-using LLM evaluations.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run", help="run an evaluation config (or resume a run)")
+    run.add_argument("config", nargs="?", help="the YAML config (optional with --resume)")
+    run.add_argument("--model", help="model spec, e.g. openai:gpt-4o-mini")
+    run.add_argument("--limit", type=_positive, help="run only the first N samples")
+    run.add_argument("--epochs", type=_positive, help="runs per sample")
+    run.add_argument("--concurrency", type=_positive, help="samples run at once")
+    run.add_argument("--output-dir", help="where run directories are created")
+    run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
+    run.add_argument(
+        "--replay-tools",
+        choices=["recorded", "live"],
+        help="with --model replay:RUN_DIR: serve the recorded tool results (default) "
+        "or re-run the tools and report outputs that differ",
+    )
+    run.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config field (dotted keys, YAML values); repeatable",
+    )
+    score = sub.add_parser("score", help="re-score a run's trajectories offline")
+    score.add_argument("run_dir")
+    score.add_argument(
+        "--rewards",
+        nargs="+",
+        metavar="SPEC",
+        help="reward names, or YAML like '{tool_call_match: {order: unordered}}'",
+    )
+    summary = sub.add_parser("summary", help="print (and rewrite) a run's summary")
+    summary.add_argument("run_dir")
+    demo = sub.add_parser("demo", help="run the quickstart against the embedded local model")
+    demo.add_argument("extra", nargs=argparse.REMAINDER, help="more arguments for agentloop run")
+    compare = sub.add_parser("compare", help="compare two runs")
+    compare.add_argument("run_a")
+    compare.add_argument("run_b")
+    return parser
+
+
+def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    flags = {
+        "model": args.model,
+        "limit": args.limit,
+        "epochs": args.epochs,
+        "concurrency": args.concurrency,
+        "output_dir": args.output_dir,
+        "model_options.replay_tools": args.replay_tools,
+    }
+    return {k: v for k, v in flags.items() if v is not None}
+
+
+def _run_dir(text: str) -> Path:
+    path = Path(text)
+    read_header(path)  # a clear error when it is not a run directory
+    return path
+
+
+def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
+    if args.config:
+        config = load_config(args.config, args.sets, _flag_overrides(args))
+        return config, args.config
+    if not args.resume:
+        raise _UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
+    header = read_header(Path(args.resume))
+    raw = override(header.get("config") or {}, args.sets, _flag_overrides(args))
+    return validate_config(raw, f"{args.resume}/{HEADER_FILE}"), header.get("config_path")
+
+
+def _cmd_run(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._display import print_summary
+    from agentloop.cli._progress import make_reporter
+    from agentloop.harness import run_eval
+
+    config, config_path = _config_for_run(args)
+    resume = _run_dir(args.resume) if args.resume else None
+    outcome = anyio.run(
+        lambda: run_eval(
+            config,
+            config_path=config_path,
+            resume=resume,
+            reporter=make_reporter(out),
+            announce=lambda d: out.print(f"run: {d}", markup=False, highlight=False),
+        )
+    )
+    print_summary(outcome.summary, out)
+    out.print(f"results: {outcome.run_dir}", markup=False, highlight=False)
+    if outcome.summary.failed:
+        print(f"agentloop: run failed: {outcome.summary.failure}", file=sys.stderr)
+    return outcome.exit_code
+
+
+def _parse_reward_args(items: Sequence[str]) -> list[Any]:
+    specs = []
+    for item in items:
+        try:
+            specs.append(yaml.safe_load(item))
+        except yaml.YAMLError:
+            raise _UsageError(f"agentloop score: --rewards {item!r} is not valid YAML") from None
+    return specs
+
+
+def _cmd_score(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._display import print_summary
+    from agentloop.harness import rescore_run
+
+    rewards = _parse_reward_args(args.rewards) if args.rewards else None
+    target, summary = rescore_run(_run_dir(args.run_dir), rewards)
+    print_summary(summary, out)
+    out.print(f"re-scored results: {target}", markup=False, highlight=False)
+    return EXIT_OK
+
+
+def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._display import print_summary
+
+    run_dir = Path(args.run_dir)
+    summary = write_summary(run_dir, read_header(run_dir), Scrubber())
+    print_summary(summary, out)
+    return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._display import print_comparison
+    from agentloop.harness import compare_runs
+
+    print_comparison(compare_runs(args.run_a, args.run_b), out)
+    return EXIT_OK
+
+
+def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._demo import main as demo
+
+    return demo(args.extra)
+
+
+_COMMANDS = {
+    "run": _cmd_run,
+    "score": _cmd_score,
+    "summary": _cmd_summary,
+    "compare": _cmd_compare,
+    "demo": _cmd_demo,
+}
+
+
+def _one_line(message: str) -> str:
+    return Scrubber().text(message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (``sys.exit(main())``)."""
+    out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
+    try:
+        args = _build_parser().parse_args(argv)
+        return _COMMANDS[args.command](args, out)
+    except _UsageError as exc:
+        print(f"{_one_line(str(exc))}", file=sys.stderr)
+    except (AgentloopError, OSError, yaml.YAMLError) as exc:
+        print(f"agentloop: error: {_one_line(str(exc))}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(
+            "agentloop: interrupted; finish it with: agentloop run --resume RUN_DIR",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_USAGE
+

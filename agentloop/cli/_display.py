@@ -1,0 +1,118 @@
+"""What the terminal shows: the summary tables of a run and the comparison of two runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentloop.harness import Comparison, RunSummary
+
+__all__ = ["print_comparison", "print_summary"]
+
+
+def _reward_table(summary: RunSummary) -> Table:
+    ks = sorted({k for r in summary.rewards.values() for k in r.pass_at_k})
+    table = Table(title="Rewards", title_justify="left")
+    for column in ("reward", "mean", "± se", "samples", "pass rate"):
+        table.add_column(column, justify="left" if column == "reward" else "right")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+        table.add_column(f"pass^{k}", justify="right")
+    for key, stats in summary.rewards.items():
+        row = [key, f"{stats.mean:.3f}", f"{stats.stderr:.3f}", str(stats.count)]
+        row.append("-" if stats.pass_rate is None else f"{stats.pass_rate:.3f}")
+        for k in ks:
+            row.append(f"{stats.pass_at_k[k]:.3f}" if k in stats.pass_at_k else "-")
+            row.append(f"{stats.pass_hat_k[k]:.3f}" if k in stats.pass_hat_k else "-")
+        table.add_row(*row)
+    return table
+
+
+def _counts(counts: Mapping[Any, int]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in counts.items()) or "-"
+
+
+def _run_table(summary: RunSummary) -> Table:
+    table = Table(title="Run", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    lat = summary.latency
+    tok = summary.tokens
+    rows = [
+        (
+            "results",
+            f"{summary.results} ({summary.samples} samples), ok {summary.ok}, "
+            f"errored {summary.errored}"
+            + (f" ({_counts(summary.errors_by_kind)})" if summary.errored else ""),
+        ),
+        ("single-turn", str(summary.single_turn)),
+        ("stop reasons", _counts(summary.stop_reasons)),
+        ("tool calls", _counts(summary.tool_calls_by_status)),
+        (
+            "rounds",
+            f"mean {summary.rounds.get('mean', 0):.2f}, max {summary.rounds.get('max', 0):g}",
+        ),
+        ("tokens", f"in {tok.get('input_tokens', 0)}, out {tok.get('output_tokens', 0)}"),
+        (
+            "latency (s)",
+            f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
+        ),
+    ]
+    if summary.failure:
+        rows.append(("FAILED", summary.failure))
+    for what, value in rows:
+        table.add_row(what, value)
+    return table
+
+
+def print_summary(summary: RunSummary, console: Console | None = None) -> None:
+    """Print the reward and run tables, then the notes."""
+    out = console or Console()
+    if summary.rewards:
+        out.print(_reward_table(summary))
+    out.print(_run_table(summary))
+    for note in summary.notes:
+        out.print(f"note: {note}", markup=False, highlight=False)
+    for line in summary.invalid_lines[:20]:
+        out.print(f"  skipped {line}", markup=False, highlight=False)
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def print_comparison(cmp: Comparison, console: Console | None = None, limit: int = 30) -> None:
+    """Print the deltas and up to ``limit`` changed samples."""
+    out = console or Console()
+    # Paths, ids and reward keys are data: escaped, so "[...]" in them is not rich markup.
+    table = Table(title=escape(f"A = {cmp.a}\nB = {cmp.b}"), title_justify="left")
+    for column in ("reward", "A", "B", "B - A"):
+        table.add_column(column, justify="left" if column == "reward" else "right")
+    for d in cmp.rewards:
+        table.add_row(escape(d.reward), _fmt(d.a), _fmt(d.b), _fmt(d.delta, signed=True))
+    table.add_row(
+        "errored",
+        str(cmp.summary_a.errored),
+        str(cmp.summary_b.errored),
+        f"{cmp.summary_b.errored - cmp.summary_a.errored:+d}",
+    )
+    out.print(table)
+    if cmp.only_in_a or cmp.only_in_b:
+        out.print(f"results only in A: {cmp.only_in_a}, only in B: {cmp.only_in_b}")
+    if not cmp.changed:
+        out.print("no sample changed score")
+        return
+    changes = Table(title=f"{len(cmp.changed)} changed score(s)", title_justify="left")
+    for column in ("id", "epoch", "reward", "A", "B"):
+        changes.add_column(column)
+    for c in cmp.changed[:limit]:
+        changes.add_row(escape(c.id), str(c.epoch), escape(c.reward), _fmt(c.a), _fmt(c.b))
+    out.print(changes)
+    if len(cmp.changed) > limit:
+        out.print(f"... and {len(cmp.changed) - limit} more")

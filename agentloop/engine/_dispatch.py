@@ -1,0 +1,182 @@
+"""Executing one round of tool calls: lookup, validation, timeouts, error messages."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, ValidationError
+
+from agentloop.engine._invoke import Invoker, callbacks_active, make_invoker
+from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_output_to_text, truncate
+from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
+
+__all__ = ["PendingCall", "ToolDispatcher"]
+
+# What the model reads when a call does not succeed. One place, so wording stays uniform.
+UNKNOWN_TOOL = "Error: unknown tool '{name}'. Available tools: {available}."
+INVALID_ARGS = "Error: invalid arguments for tool '{name}': {detail}. The tool was not run."
+MALFORMED = (
+    "Error: the arguments of this call to '{name}' are not valid JSON ({detail}). "
+    "The tool was not run."
+)
+RAISED = "Error: {detail}"
+TIMED_OUT = "Error: tool '{name}' did not finish within {seconds:g} s and was cancelled."
+ROUND_LIMIT = (
+    "Error: not run: the limit of {max_rounds} tool rounds was reached. "
+    "Answer with the information you already have."
+)
+
+
+class PendingCall:
+    """A call to execute: either parsed arguments or the provider's malformed text."""
+
+    __slots__ = ("args", "id", "malformed_error", "name", "original_id", "raw_args", "recovered")
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        args: dict[str, Any] | None,
+        *,
+        original_id: str | None = None,
+        raw_args: str | None = None,
+        malformed_error: str | None = None,
+        recovered: bool = False,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.args = args
+        self.original_id = original_id
+        self.raw_args = raw_args
+        self.malformed_error = malformed_error
+        self.recovered = recovered
+
+
+def _validation_detail(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+class ToolDispatcher:
+    """Looks tools up by name (built once) and runs a round's calls."""
+
+    def __init__(
+        self,
+        tools: Sequence[BaseTool],
+        *,
+        timeout: float | None = None,
+        max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    ) -> None:
+        self.tools_by_name: dict[str, BaseTool] = {}
+        self._schemas: dict[str, type[BaseModel] | None] = {}
+        self._invokers: dict[str, Invoker] = {}
+        direct_allowed = not callbacks_active()
+        for t in tools:
+            if t.name in self.tools_by_name:
+                raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
+            self.tools_by_name[t.name] = t
+            schema: Any = t.tool_call_schema
+            is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
+            self._schemas[t.name] = schema if is_model else None
+            self._invokers[t.name] = make_invoker(
+                t, self._schemas[t.name], direct_allowed=direct_allowed
+            )
+        self._available = ", ".join(sorted(self.tools_by_name)) or "(none)"
+        self.timeout = timeout
+        self.max_output_chars = max_output_chars
+
+    async def run(
+        self, calls: Sequence[PendingCall], *, parallel: bool = True
+    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
+        """Run the calls (concurrently unless ``parallel`` is false); results in call order."""
+        results: list[tuple[ToolMessage, ToolCallRecord] | None] = [None] * len(calls)
+
+        async def run_into(index: int) -> None:
+            results[index] = await self._run_one(calls[index])
+
+        if parallel and len(calls) > 1:
+            async with anyio.create_task_group() as group:
+                for index in range(len(calls)):
+                    group.start_soon(run_into, index)
+        else:
+            for index in range(len(calls)):
+                await run_into(index)
+        messages = [r[0] for r in results if r is not None]
+        records = [r[1] for r in results if r is not None]
+        return messages, records
+
+    def refuse(
+        self, calls: Sequence[PendingCall], max_rounds: int
+    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
+        """Answer calls that may not run because the round limit was reached."""
+        text = ROUND_LIMIT.format(max_rounds=max_rounds)
+        pairs = [self._finish(c, "round_limit", text, 0.0) for c in calls]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+
+    async def _run_one(self, call: PendingCall) -> tuple[ToolMessage, ToolCallRecord]:
+        if call.malformed_error is not None or call.args is None:
+            detail = call.malformed_error or "no arguments"
+            return self._finish(call, "malformed", MALFORMED.format(name=call.name, detail=detail))
+        tool = self.tools_by_name.get(call.name)
+        if tool is None:
+            text = UNKNOWN_TOOL.format(name=call.name, available=self._available)
+            return self._finish(call, "unknown_tool", text)
+        schema = self._schemas[call.name]
+        validated = None
+        if schema is not None:
+            try:
+                validated = schema.model_validate(call.args)
+            except ValidationError as exc:
+                text = INVALID_ARGS.format(name=call.name, detail=_validation_detail(exc))
+                return self._finish(call, "invalid_args", text)
+
+        invoke = self._invokers[call.name]
+        started = time.perf_counter()
+        try:
+            if self.timeout is None:  # no cancel scope: it costs on every call
+                output = await invoke(call.args, validated)
+            else:
+                with anyio.move_on_after(self.timeout) as scope:
+                    output = await invoke(call.args, validated)
+                if scope.cancelled_caught:
+                    text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
+                    return self._finish(call, "timeout", text, time.perf_counter() - started)
+        except (Exception, SystemExit) as exc:  # a failing tool is contained, never fatal
+            detail = f"{type(exc).__name__}: {exc}"
+            elapsed = time.perf_counter() - started
+            return self._finish(call, "error", RAISED.format(detail=detail), elapsed)
+        elapsed = time.perf_counter() - started
+        text = tool_output_to_text(output, self.max_output_chars)
+        return self._finish(call, "ok", text, elapsed)
+
+    def _finish(
+        self, call: PendingCall, status: ToolCallStatus, text: str, duration: float = 0.0
+    ) -> tuple[ToolMessage, ToolCallRecord]:
+        if status != "ok":
+            text = truncate(text, self.max_output_chars)
+        message = ToolMessage(
+            content=text,
+            tool_call_id=call.id,
+            name=call.name,
+            status="success" if status == "ok" else "error",
+        )
+        record = ToolCallRecord(
+            id=call.id,
+            original_id=call.original_id,
+            name=call.name,
+            args=call.args,
+            raw_args=call.raw_args,
+            status=status,
+            duration_s=duration,
+            error=None if status == "ok" else text,
+            recovered=call.recovered,
+        )
+        return message, record

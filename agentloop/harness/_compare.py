@@ -1,0 +1,112 @@
+"""Comparing two runs (``agentloop compare A B``): reward deltas and changed samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentloop.errors import AgentloopError
+from agentloop.harness._results import HEADER_FILE, RESULTS_FILE, iter_results, read_json
+from agentloop.harness._stats import RunSummary, summarize
+
+__all__ = [
+    "ChangedSample",
+    "Comparison",
+    "RewardDelta",
+    "compare_runs",
+    "resolve_results",
+]
+
+
+class RewardDelta(BaseModel):
+    """One reward's mean in both runs."""
+
+    reward: str
+    a: float | None
+    b: float | None
+    delta: float | None
+    """b - a, when both runs have the reward."""
+
+
+class ChangedSample(BaseModel):
+    """A (sample, epoch) whose score differs; None means errored or absent."""
+
+    id: str
+    epoch: int
+    reward: str
+    a: float | None
+    b: float | None
+
+
+class Comparison(BaseModel):
+    """Run B measured against run A."""
+
+    a: str
+    b: str
+    summary_a: RunSummary
+    summary_b: RunSummary
+    rewards: list[RewardDelta] = Field(default_factory=list)
+    changed: list[ChangedSample] = Field(default_factory=list)
+    only_in_a: int = 0
+    only_in_b: int = 0
+
+
+def resolve_results(path: str | Path) -> tuple[Path, int]:
+    """A run directory's results file (or a results file itself) and the run's epochs."""
+    target = Path(path)
+    run_dir = target if target.is_dir() else target.parent
+    results = target / RESULTS_FILE if target.is_dir() else target
+    if not results.is_file():
+        raise AgentloopError(f"{path}: no results file ({RESULTS_FILE}) found")
+    epochs = 1
+    if (run_dir / HEADER_FILE).is_file():
+        epochs = int(read_json(run_dir / HEADER_FILE).get("config", {}).get("epochs", 1))
+    return results, epochs
+
+
+def _scores(line: dict[str, Any]) -> dict[str, float] | None:
+    if line.get("status") != "ok":
+        return None
+    return {k: float(v["score"]) for k, v in (line.get("scores") or {}).items()}
+
+
+def compare_runs(a: str | Path, b: str | Path) -> Comparison:
+    """Per-reward mean deltas and every (sample, epoch, reward) whose score changed."""
+    path_a, epochs_a = resolve_results(a)
+    path_b, epochs_b = resolve_results(b)
+    summary_a = summarize(iter_results(path_a), epochs=epochs_a)
+    summary_b = summarize(iter_results(path_b), epochs=epochs_b)
+    keys = list(dict.fromkeys([*summary_a.rewards, *summary_b.rewards]))
+    deltas = []
+    for key in keys:
+        ma = summary_a.rewards[key].mean if key in summary_a.rewards else None
+        mb = summary_b.rewards[key].mean if key in summary_b.rewards else None
+        delta = mb - ma if ma is not None and mb is not None else None
+        deltas.append(RewardDelta(reward=key, a=ma, b=mb, delta=delta))
+    # Only A's scores are held (small per line); B is streamed against them.
+    held = {(str(x["id"]), int(x["epoch"])): _scores(x) for x in iter_results(path_a)}
+    changed: list[ChangedSample] = []
+    only_b = 0
+    for line in iter_results(path_b):
+        pair = (str(line["id"]), int(line["epoch"]))
+        if pair not in held:
+            only_b += 1
+            continue
+        sa, sb = held.pop(pair), _scores(line)
+        for key in keys:
+            va = None if sa is None else sa.get(key)
+            vb = None if sb is None else sb.get(key)
+            if va != vb:
+                changed.append(ChangedSample(id=pair[0], epoch=pair[1], reward=key, a=va, b=vb))
+    return Comparison(
+        a=str(a),
+        b=str(b),
+        summary_a=summary_a,
+        summary_b=summary_b,
+        rewards=deltas,
+        changed=changed,
+        only_in_a=len(held),
+        only_in_b=only_b,
+    )

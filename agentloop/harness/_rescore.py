@@ -1,0 +1,112 @@
+"""Re-scoring a finished run offline with other or changed rewards (``agentloop score``).
+
+The recorded trajectories are read back from ``results.jsonl`` and scored again;
+nothing is generated. The new lines go to ``results.rescored-<ts>.jsonl`` beside the
+old file, with their summary in ``summary.rescored-<ts>.json``; the original files
+are left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agentloop.engine import Trajectory
+from agentloop.errors import AgentloopError
+from agentloop.harness._results import (
+    RESULTS_FILE,
+    ResultWriter,
+    Scrubber,
+    encode_result,
+    iter_results,
+)
+from agentloop.harness._rundir import read_header, write_summary
+from agentloop.harness._scoring import RewardPlan
+from agentloop.harness._stats import RunSummary
+
+__all__ = ["rescore_line", "rescore_run"]
+
+
+def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> str:
+    """One result line scored again (model errors and crashes are kept as they were)."""
+    record = {k: v for k, v in line.items() if k != "trajectory"}
+    raw = line.get("trajectory")
+    rescorable = raw is not None and (
+        line.get("status") == "ok" or line.get("error_kind") == "reward"
+    )
+    if rescorable:
+        trajectory = Trajectory.model_validate(raw)
+        try:
+            outcome = plan.score(trajectory, line.get("ground_truth"), line.get("answer"))
+        except Exception as exc:
+            record.update(
+                status="error",
+                error=f"{type(exc).__name__}: {exc}",
+                error_kind="reward",
+                scores={},
+                passed={},
+            )
+        else:
+            record.update(
+                status="ok",
+                error=None,
+                error_kind=None,
+                scores=outcome.scores,
+                passed=outcome.passed,
+            )
+    return encode_result(record, json.dumps(raw) if raw is not None else None, scrub)
+
+
+def _claim_stamp(run_dir: Path, stamp: str) -> str:
+    """``stamp`` (suffixed ``-2``, ``-3``... if taken) with its results file created empty.
+
+    Created exclusively: the writer appends, so two re-scores in the same second
+    must never share a file (each would count the other's lines).
+    """
+    for n in range(1, 1000):
+        candidate = stamp if n == 1 else f"{stamp}-{n}"
+        try:
+            (run_dir / f"results.rescored-{candidate}.jsonl").open("x").close()
+        except FileExistsError:
+            continue
+        return candidate
+    raise AgentloopError(f"{run_dir}: cannot create a re-scored results file for {stamp}")
+
+
+def rescore_run(
+    run_dir: Path,
+    rewards: Sequence[Any] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    now: datetime | None = None,
+) -> tuple[Path, RunSummary]:
+    """Score a run's trajectories again; returns the new results file and its summary."""
+    header = read_header(run_dir)
+    source = run_dir / RESULTS_FILE
+    if not source.is_file():
+        raise AgentloopError(f"{run_dir}: no {RESULTS_FILE} to re-score")
+    config = dict(header.get("config") or {})
+    specs = list(rewards) if rewards else list(config.get("rewards") or [])
+    if not specs:
+        raise AgentloopError(f"{run_dir}: the run has no rewards; pass --rewards")
+    thresholds = config.get("pass_threshold") or {}
+    plan = RewardPlan(specs, thresholds)
+    names = {s.name for s in plan.specs} | {s.key for s in plan.specs}
+    stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
+    target = run_dir / f"results.rescored-{stamp}.jsonl"
+    scrub = Scrubber(environ)
+    with ResultWriter(target) as writer:
+        for line in iter_results(source):
+            writer.write(rescore_line(line, plan, scrub))
+    config.update(rewards=specs, pass_threshold={k: v for k, v in thresholds.items() if k in names})
+    summary = write_summary(
+        run_dir,
+        {**header, "config": config},
+        scrub,
+        results_name=target.name,
+        summary_name=f"summary.rescored-{stamp}.json",
+    )
+    return target, summary

@@ -1,0 +1,238 @@
+"""Run directories and their files, written so that a killed run loses nothing finished.
+
+A run directory ``<output_dir>/<YYYYmmdd-HHMMSS>-<name>/`` holds:
+
+``run.json`` — the header, written once at the start (atomically):
+    ``format`` ("agentloop-run/1"), ``name``, ``created_at`` (ISO 8601, UTC),
+    ``config_path``, ``config`` (the effective config; secret-looking option
+    values redacted), ``model`` (spec), ``model_params``, ``versions`` (agentloop,
+    langchain-core, langchain-openai, pydantic, anyio, python), ``dataset``
+    (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as ``file:line: what``),
+    ``planned`` (``samples``, ``epochs``, ``results``) and ``resumed_at`` (list).
+
+``results.jsonl`` — one JSON object per finished (sample, epoch), appended and
+flushed as each sample finishes, in completion order:
+    ``id`` (str), ``epoch`` (int, 1-based), ``status`` ("ok" | "error"),
+    ``error`` (str | null), ``error_kind`` ("model" | "crash" | "reward" | null),
+    ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
+    only, the first reply's calls scored and none executed), ``scores`` (reward key ->
+    ``{score, reason, details}``), ``passed`` (reward key -> bool, for rewards with a
+    pass threshold), ``stop_reason``, ``rounds``, ``tool_calls_by_status``, ``usage``
+    (``input_tokens``, ``output_tokens``, ``total_tokens``), ``wall_time_s`` (the
+    sample's wall time, scoring included), ``started_at`` (ISO 8601), ``answer``,
+    ``ground_truth``, ``metadata`` (copied from the row, so a results file can be
+    re-scored alone) and, last, ``trajectory`` (``Trajectory.model_dump`` JSON, or
+    null when the sample crashed before it had one; ``Trajectory.model_validate``
+    reads it back).
+    A line is written with one ``write`` call ending in a newline, so a kill can only
+    leave a torn *last* line without its newline; it is truncated away before a
+    resume appends.
+
+``summary.json`` — the statistics (see ``agentloop.harness._stats``), written atomically
+(temp file + ``os.replace``) when the run ends. ``agentloop score`` writes
+``results.rescored-<ts>.jsonl`` and ``summary.rescored-<ts>.json`` beside them.
+
+Nothing written contains the value of an environment variable whose name contains
+KEY, TOKEN or SECRET (6 characters or longer): such values become ``***``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from agentloop._records import RESULTS_FILE, iter_results
+from agentloop.errors import AgentloopError
+
+__all__ = [
+    "FORMAT",
+    "HEADER_FILE",
+    "RESULTS_FILE",
+    "SUMMARY_FILE",
+    "ResultWriter",
+    "Scrubber",
+    "completed_pairs",
+    "encode_result",
+    "iter_results",
+    "new_run_dir",
+    "read_json",
+    "repair_tail",
+    "utc_now",
+    "write_json_atomic",
+]
+
+FORMAT = "agentloop-run/1"
+HEADER_FILE = "run.json"
+SUMMARY_FILE = "summary.json"
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)
+_MIN_SECRET_LEN = 6
+MASK = "***"
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC, seconds precision."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Scrubber:
+    """Replaces the values of secret-looking environment variables with ``***``."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
+        # Longest first, so a secret containing another is masked whole.
+        self.secrets = sorted(values, key=len, reverse=True)
+        # How each secret can appear inside JSON text (escaped forms).
+        self._forms = frozenset(
+            form
+            for s in values
+            for form in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])
+        )
+
+    def text(self, value: str) -> str:
+        """``value`` with every secret masked."""
+        for secret in self.secrets:
+            if secret in value:
+                value = value.replace(secret, MASK)
+        return value
+
+    def obj(self, value: Any) -> Any:
+        """A copy of a JSON-like value with every string (keys too) masked."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.obj(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.obj(v) for v in value]
+        return value
+
+    def json_text(self, text: str) -> str:
+        """A JSON document with every secret masked; re-encodes only when one is found."""
+        if not any(form in text for form in self._forms):
+            return text
+        return json.dumps(self.obj(json.loads(text)), ensure_ascii=False)
+
+
+def encode_result(record: Mapping[str, Any], trajectory_json: str | None, scrub: Scrubber) -> str:
+    """One results line (with its newline): ``record`` plus the trajectory, last.
+
+    The trajectory arrives as pydantic's JSON text and is spliced in unparsed: the
+    slow part of writing a result is re-encoding a long conversation.
+    """
+    head = json.dumps(dict(record), ensure_ascii=False, default=str)
+    tail = trajectory_json if trajectory_json is not None else "null"
+    line = f'{head[:-1]}, "trajectory": {tail}}}' if head != "{}" else f'{{"trajectory": {tail}}}'
+    return scrub.json_text(line) + "\n"
+
+
+def write_json_atomic(path: Path, data: Any, scrub: Scrubber | None = None) -> None:
+    """Write JSON to ``path`` via a temp file and ``os.replace`` (readers never see half)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    if scrub is not None:
+        text = scrub.json_text(text)
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from a file; ``AgentloopError`` naming the file when unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AgentloopError(f"{path}: not found") from None
+    except (OSError, ValueError) as exc:
+        raise AgentloopError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise AgentloopError(f"{path}: expected a JSON object")
+    return data
+
+
+def new_run_dir(output_dir: str | Path, name: str, now: datetime | None = None) -> Path:
+    """Create ``output_dir/<timestamp>-<name>`` (suffixed ``-2``, ``-3``... if taken)."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "run"
+    base = Path(output_dir)
+    base.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        candidate = base / (f"{stamp}-{safe}" if n == 1 else f"{stamp}-{safe}-{n}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise AgentloopError(f"{base}: cannot create a run directory for {safe!r}")
+
+
+def repair_tail(path: Path) -> int:
+    """Truncate a torn last line (no trailing newline); returns the bytes removed."""
+    if not path.exists():
+        return 0
+    with path.open("rb+") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        # Walk back to the previous newline in blocks.
+        end, block = size, 65536
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            chunk = handle.read(end - start)
+            cut = chunk.rfind(b"\n")
+            if cut != -1:
+                keep = start + cut + 1
+                handle.truncate(keep)
+                return size - keep
+            end = start
+        handle.truncate(0)
+        return size
+
+
+def completed_pairs(path: Path) -> set[tuple[str, int]]:
+    """The (id, epoch) pairs that already have a result line."""
+    return {(str(r["id"]), int(r["epoch"])) for r in iter_results(path)}
+
+
+class ResultWriter:
+    """Appends result lines, each flushed (and optionally fsynced) as it is written."""
+
+    def __init__(self, path: Path, *, fsync: bool = False) -> None:
+        repair_tail(path)
+        self.path = path
+        self.fsync = fsync
+        self.count = 0
+        self._handle: IO[str] | None = path.open("a", encoding="utf-8")
+
+    def write(self, line: str) -> None:
+        """Write one encoded line (from ``encode_result``) durably enough to survive a kill."""
+        if self._handle is None:
+            raise ValueError(f"{self.path}: writer is closed")
+        self._handle.write(line)
+        self._handle.flush()
+        if self.fsync:
+            os.fsync(self._handle.fileno())
+        self.count += 1
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> ResultWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,275 @@
+"""Statistics over a results file: means, pass@k, tool calls, tokens, latency.
+
+Everything is computed from result lines (``agentloop.harness._results``), so a summary
+written after a resume equals the one an uninterrupted run would have written,
+and ``agentloop summary RUN_DIR`` recomputes it at any time.
+
+Reward means are over samples: each sample's epochs are averaged first, then the
+mean and its standard error (sample standard deviation / sqrt(n)) are taken over
+samples, so repeating epochs does not shrink the error bar artificially. Errored
+results carry no scores and are excluded (and counted separately).
+
+pass@k and pass^k use the unbiased estimators over a sample's n scored epochs of
+which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
+pass^k = C(c, k) / C(n, k) (all k pass), averaged over samples with n >= k.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "LatencyStats",
+    "RewardStats",
+    "RunSummary",
+    "failure_reason",
+    "pass_at_k",
+    "pass_hat_k",
+    "percentile",
+    "summarize",
+]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of k epochs drawn from n (c passing) passes.
+
+    >>> round(pass_at_k(5, 2, 2), 4)
+    0.7
+    """
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Probability that all k epochs drawn from n (c passing) pass (pass^k).
+
+    >>> pass_hat_k(5, 2, 2)
+    0.1
+    """
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """The q-quantile (0..1) of sorted values, interpolating linearly."""
+    if not sorted_values:
+        return 0.0
+    pos = (len(sorted_values) - 1) * q
+    low = math.floor(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
+
+
+class RewardStats(BaseModel):
+    """One reward over the run."""
+
+    mean: float
+    """Mean over samples of each sample's mean score over its epochs."""
+    stderr: float
+    """Standard error of that mean (0 with fewer than two samples)."""
+    count: int
+    """Samples with at least one scored epoch."""
+    results: int
+    """Scored (sample, epoch) results."""
+    pass_rate: float | None = None
+    """Fraction of scored results that passed; None without a pass threshold."""
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    """k -> unbiased pass@k, for k from 1 to the number of epochs."""
+    pass_hat_k: dict[int, float] = Field(default_factory=dict)
+    """k -> unbiased pass^k (every one of k epochs passes)."""
+
+
+class LatencyStats(BaseModel):
+    """Sample wall time in seconds (model, tools and scoring)."""
+
+    p50: float = 0.0
+    p90: float = 0.0
+    p99: float = 0.0
+    mean: float = 0.0
+    max: float = 0.0
+
+
+class RunSummary(BaseModel):
+    """What a run did, computed from its results lines."""
+
+    results: int = 0
+    """Result lines (sample x epoch)."""
+    samples: int = 0
+    """Distinct sample ids."""
+    ok: int = 0
+    """Results that ran and were scored."""
+    errored: int = 0
+    """Results that failed (model error, crash, reward error): excluded from means."""
+    errors_by_kind: dict[str, int] = Field(default_factory=dict)
+    """Errored results per kind: model, crash, reward."""
+    single_turn: int = 0
+    """Results scored as single-turn tool-call evaluations (nothing executed)."""
+    rewards: dict[str, RewardStats] = Field(default_factory=dict)
+    """Reward key -> statistics."""
+    tool_calls_by_status: dict[str, int] = Field(default_factory=dict)
+    """Tool calls per status over all results."""
+    tokens: dict[str, int] = Field(default_factory=dict)
+    """input_tokens, output_tokens, total_tokens over all results."""
+    latency: LatencyStats = Field(default_factory=LatencyStats)
+    """Percentiles of sample wall time."""
+    rounds: dict[str, float] = Field(default_factory=dict)
+    """mean and max tool rounds per result."""
+    rounds_histogram: dict[int, int] = Field(default_factory=dict)
+    """rounds used -> results."""
+    stop_reasons: dict[str, int] = Field(default_factory=dict)
+    """stop_reason -> results."""
+    invalid_lines: list[str] = Field(default_factory=list)
+    """Dataset lines skipped as invalid (``file:line: what``)."""
+    failed: bool = False
+    """True when the run failed its fail_on_error rule."""
+    failure: str | None = None
+    """Why the run failed."""
+    notes: list[str] = Field(default_factory=list)
+    """Things a reader must know, e.g. that errored results are excluded from means."""
+
+
+def failure_reason(rule: bool | int | float, errored: int, total: int) -> str | None:
+    """Why the run fails under ``fail_on_error`` (None when it does not)."""
+    if rule is False or errored == 0:
+        return None
+    if rule is True:
+        return f"{errored} result(s) errored and fail_on_error is true"
+    if isinstance(rule, int):
+        if errored > rule:
+            return f"{errored} result(s) errored, more than fail_on_error={rule}"
+        return None
+    fraction = errored / total if total else 0.0
+    if fraction > rule:
+        return f"{fraction:.1%} of results errored, more than fail_on_error={rule}"
+    return None
+
+
+class _Accumulator:
+    """Folds result lines one at a time; holds per-sample tallies, not the lines."""
+
+    def __init__(self) -> None:
+        self.summary = RunSummary()
+        self.scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.passes: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        self.ids: set[str] = set()
+        self.walls: list[float] = []
+        self.rounds: Counter[int] = Counter()
+        self.counters: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        s = self.summary
+        s.results += 1
+        sample = str(line["id"])
+        self.ids.add(sample)
+        self.walls.append(float(line.get("wall_time_s") or 0.0))
+        if line.get("single_turn"):
+            s.single_turn += 1
+        self.counters["tools"].update(line.get("tool_calls_by_status") or {})
+        self.counters["tokens"].update(line.get("usage") or {})
+        if line.get("stop_reason"):
+            self.counters["stop"][line["stop_reason"]] += 1
+        if line.get("rounds") is not None:  # None: crashed before any trajectory
+            self.rounds[int(line.get("rounds") or 0)] += 1
+        if line.get("status") != "ok":
+            s.errored += 1
+            self.counters["errors"][line.get("error_kind") or "unknown"] += 1
+            return
+        s.ok += 1
+        for key, result in (line.get("scores") or {}).items():
+            self.scores[key][sample].append(float(result["score"]))
+        for key, ok in (line.get("passed") or {}).items():
+            tally = self.passes[key].setdefault(sample, [0, 0])
+            tally[0] += 1
+            tally[1] += bool(ok)
+
+    def reward(self, key: str, epochs: int) -> RewardStats:
+        per_sample = [sum(v) / len(v) for v in self.scores[key].values()]
+        n = len(per_sample)
+        mean = sum(per_sample) / n if n else 0.0
+        var = sum((x - mean) ** 2 for x in per_sample) / (n - 1) if n > 1 else 0.0
+        stats = RewardStats(
+            mean=mean,
+            stderr=math.sqrt(var / n) if n > 1 else 0.0,
+            count=n,
+            results=sum(len(v) for v in self.scores[key].values()),
+        )
+        tallies = list(self.passes.get(key, {}).values())
+        if tallies:
+            stats.pass_rate = sum(c for _, c in tallies) / sum(t for t, _ in tallies)
+            for k in range(1, epochs + 1):
+                eligible = [(t, c) for t, c in tallies if t >= k]
+                if eligible:
+                    stats.pass_at_k[k] = sum(pass_at_k(t, c, k) for t, c in eligible) / len(
+                        eligible
+                    )
+                    stats.pass_hat_k[k] = sum(pass_hat_k(t, c, k) for t, c in eligible) / len(
+                        eligible
+                    )
+        return stats
+
+    def finish(self, epochs: int) -> RunSummary:
+        s = self.summary
+        s.samples = len(self.ids)
+        s.rewards = {key: self.reward(key, epochs) for key in self.scores}
+        s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
+        tokens = self.counters["tokens"]
+        s.tokens = {
+            k: int(tokens.get(k, 0)) for k in ("input_tokens", "output_tokens", "total_tokens")
+        }
+        s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
+        s.stop_reasons = dict(sorted(self.counters["stop"].items()))
+        walls = sorted(self.walls)
+        if walls:
+            s.latency = LatencyStats(
+                p50=percentile(walls, 0.5),
+                p90=percentile(walls, 0.9),
+                p99=percentile(walls, 0.99),
+                mean=sum(walls) / len(walls),
+                max=walls[-1],
+            )
+        total_rounds = sum(r * n for r, n in self.rounds.items())
+        counted = sum(self.rounds.values())
+        s.rounds = {
+            "mean": total_rounds / counted if counted else 0.0,
+            "max": float(max(self.rounds, default=0)),
+        }
+        s.rounds_histogram = dict(sorted(self.rounds.items()))
+        return s
+
+
+def summarize(
+    lines: Iterable[Mapping[str, Any]],
+    *,
+    epochs: int = 1,
+    invalid_lines: Iterable[str] = (),
+    fail_on_error: bool | int | float = False,
+) -> RunSummary:
+    """The summary of result lines (streamed: lines are folded, not kept)."""
+    acc = _Accumulator()
+    for line in lines:
+        acc.add(line)
+    summary = acc.finish(epochs)
+    summary.invalid_lines = list(invalid_lines)
+    if summary.errored:
+        summary.notes.append(
+            f"{summary.errored} errored result(s) are excluded from the reward statistics"
+        )
+    if summary.single_turn:
+        summary.notes.append(
+            f"{summary.single_turn} result(s) are single-turn tool-call evaluations: the first "
+            "reply's calls were scored and not executed"
+        )
+    if summary.invalid_lines:
+        summary.notes.append(f"{len(summary.invalid_lines)} invalid dataset line(s) were skipped")
+    summary.failure = failure_reason(fail_on_error, summary.errored, summary.results)
+    summary.failed = summary.failure is not None
+    return summary

@@ -1,0 +1,307 @@
+"""``replay:<run dir or results file>``: a recorded run, played back offline.
+
+For each (sample, epoch) the replay model returns the recorded replies in order, and
+before each one checks that the request is the recorded one: the conversation so far
+(OpenAI format, so message ids and response metadata do not count), the bound tool
+schemas, ``tool_choice`` and the sampling params (the last three when the results
+line carries a ``request`` signature, see :func:`request_signature`). Any difference,
+or a request past the end of the recording, raises ``ReplayMismatchError`` naming the
+sample, the model call and what differs; the replay never improvises.
+
+Recorded retries and model errors are replayed too (retries without waiting), so a
+replayed run's results equal the original's apart from timings.
+
+Tool results come from the recording (``replay_tools: recorded``, the default) through
+:meth:`ReplaySource.dispatcher_for_sample`. With ``replay_tools: live`` the tools run
+again; each output that differs from the recording is logged as a warning line and
+listed by :meth:`ReplaySource.tool_differences`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from pydantic import ConfigDict, PrivateAttr
+
+from agentloop.engine import (
+    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    PendingCall,
+    RetryPolicy,
+    ToolCallRecord,
+    ToolDispatcher,
+    message_to_openai,
+    split_tools,
+)
+from agentloop.errors import ModelSpecError, ReplayMismatchError
+from agentloop.models._base import register_provider
+from agentloop.models._local import LOCAL_OPTIONS
+from agentloop.models._openai import OPENAI_OPTIONS
+from agentloop.models._recording import (
+    Recording,
+    ReplayedTransientError,
+    load_recordings,
+    message_difference,
+    recorded_error,
+    request_signature,
+    short,
+    signature_difference,
+    tool_schemas,
+)
+
+__all__ = [
+    "Recording",
+    "ReplayChatModel",
+    "ReplayDispatcher",
+    "ReplaySource",
+    "load_recordings",
+    "request_signature",
+]
+
+log = logging.getLogger("agentloop.replay")
+_OTHER_PROVIDER_OPTIONS = OPENAI_OPTIONS | LOCAL_OPTIONS | {"latency"}
+
+
+@dataclass
+class _SampleState:
+    diffs: list[str] = field(default_factory=list)
+    changed_ids: set[str] = field(default_factory=set)
+
+
+class ReplayChatModel(BaseChatModel):
+    """Plays back one recorded sample; checks every request against the recording."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    sample_id: str
+    epoch: int
+    _recording: Recording | None = PrivateAttr(default=None)
+    _params: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _state: _SampleState = PrivateAttr(default_factory=_SampleState)
+    _report: Callable[[str], None] | None = PrivateAttr(default=None)
+    _cursor: int = PrivateAttr(default=0)
+    _attempts: int = PrivateAttr(default=0)
+
+    @property
+    def _llm_type(self) -> str:
+        return "agentloop-replay"
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        # The recorded model description, so replayed trajectories name the same model.
+        return dict(self._recording.trajectory.model) if self._recording else {}
+
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: str | dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:  # fmt: skip
+        options = {"tool_choice": tool_choice} if tool_choice is not None else {}
+        return self.bind(tools=tool_schemas(tools), **options, **kwargs)
+
+    def _mismatch(self, call_index: int, what: str) -> ReplayMismatchError:
+        where = f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
+        error = ReplayMismatchError(f"replay: {where}: {what}")
+        if self._report is not None:
+            self._report(str(error))
+        return error
+
+    def _check(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> Recording:
+        k, rec = self._cursor, self._recording
+        if rec is None:
+            raise self._mismatch(k, "no recording for this sample and epoch")
+        if rec.request is not None:
+            actual = request_signature(
+                kwargs.get("tools") or [],
+                kwargs.get("tool_choice"),
+                kwargs.get("parallel_tool_calls", True),
+                self._params,
+            )
+            differs = signature_difference(rec.request, actual)
+            if differs:
+                raise self._mismatch(k, differs)
+        if k >= len(rec.prompts):
+            raise self._mismatch(k, f"the recording has only {len(rec.prompts)} model call(s)")
+        requested = [message_to_openai(m) for m in messages]
+        differs = message_difference(rec.prompts[k], requested, self._state.changed_ids)
+        if differs:
+            raise self._mismatch(k, differs)
+        return rec
+
+    def _next(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> ChatResult:
+        rec = self._check(messages, kwargs)
+        k = self._cursor
+        if self._attempts < rec.retries[k]:
+            self._attempts += 1
+            raise ReplayedTransientError("replayed temporary error (recorded retry)")
+        self._attempts = 0
+        self._cursor += 1
+        if k == len(rec.replies):
+            raise recorded_error(rec.trajectory.error or "recorded model error")
+        # A copy: LangChain may stamp the returned message.
+        return ChatResult(generations=[ChatGeneration(message=rec.replies[k].model_copy())])
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:  # fmt: skip
+        return self._next(messages, kwargs)
+
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:  # fmt: skip
+        return self._next(messages, kwargs)
+
+
+class ReplayDispatcher(ToolDispatcher):
+    """Serves recorded tool results by call id, or re-runs the tools and compares."""
+
+    def __init__(
+        self,
+        recording: Recording | None,
+        state: _SampleState,
+        tools: Sequence[Any],
+        *,
+        live: bool,
+        timeout: float | None = None,
+        max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    ) -> None:
+        runnable, _ = split_tools(tools)
+        super().__init__(runnable, timeout=timeout, max_output_chars=max_output_chars)
+        self.recording = recording
+        self.state = state
+        self.live = live
+
+    def _where(self) -> str:
+        rec = self.recording
+        return f"sample {rec.sample_id!r} epoch {rec.epoch}" if rec is not None else "a sample"
+
+    def _recorded(
+        self, call: PendingCall, refused: bool = False
+    ) -> tuple[ToolMessage, ToolCallRecord]:
+        rec = self.recording
+        found = rec.tool_results.get(call.id) if rec is not None else None
+        where = self._where()
+        if found is None:
+            raise ReplayMismatchError(
+                f"replay: {where}: tool call {call.id} ({call.name}) has no recorded result"
+            )
+        record = found[1]
+        if (record.name, record.args, record.raw_args) != (call.name, call.args, call.raw_args):
+            raise ReplayMismatchError(
+                f"replay: {where}: tool call {call.id} differs from the recording: recorded "
+                f"{record.name}({short(record.args or record.raw_args)}), "
+                f"now {call.name}({short(call.args or call.raw_args)})"
+            )
+        if (record.status == "round_limit") != refused:
+            now, then = ("refused", "run") if refused else ("run", "refused")
+            raise ReplayMismatchError(
+                f"replay: {where}: tool call {call.id} ({call.name}) is {now} now "
+                f"(round limit) but was {then} in the recording"
+            )
+        return found[0].model_copy(), record.model_copy()
+
+    def _compare(self, call: PendingCall, recorded: ToolMessage, rec_call: ToolCallRecord,
+                 message: ToolMessage, record: ToolCallRecord) -> None:  # fmt: skip
+        if (message.content, record.status) == (recorded.content, rec_call.status):
+            return
+        note = (
+            f"replay: {self._where()}: tool {call.name} (call {call.id}) output differs from the "
+            f"recording: recorded {rec_call.status} {short(recorded.content)}, "
+            f"now {record.status} {short(message.content)}"
+        )
+        log.warning(note)
+        self.state.diffs.append(note)
+        self.state.changed_ids.add(call.id)
+
+    async def run(
+        self, calls: Sequence[PendingCall], *, parallel: bool = True
+    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
+        recorded = [self._recorded(c) for c in calls]
+        if not self.live:
+            return [r[0] for r in recorded], [r[1] for r in recorded]
+        messages, records = await super().run(calls, parallel=parallel)
+        for index, call in enumerate(calls):
+            self._compare(call, *recorded[index], messages[index], records[index])
+        return messages, records
+
+    def refuse(
+        self, calls: Sequence[PendingCall], max_rounds: int
+    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
+        recorded = [self._recorded(c, refused=True) for c in calls]
+        if self.live:
+            return super().refuse(calls, max_rounds)
+        return [r[0] for r in recorded], [r[1] for r in recorded]
+
+
+class ReplaySource:
+    """Replay models (and tool results) for every recorded (sample, epoch)."""
+
+    def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
+        # The config was written for the recorded model: its provider's options are
+        # ignored here (``--model replay:...`` keeps the rest of the config as it is).
+        unknown = sorted(set(options) - {"replay_tools"} - _OTHER_PROVIDER_OPTIONS)
+        if unknown:
+            raise ModelSpecError(
+                f"unknown replay model option(s): {', '.join(unknown)}; known: replay_tools"
+            )
+        mode = options.get("replay_tools", "recorded")
+        if mode not in ("recorded", "live"):
+            raise ModelSpecError(f"replay_tools must be 'recorded' or 'live', not {mode!r}")
+        self.path = path
+        self.live_tools = mode == "live"
+        self.params = dict(params)
+        self.recordings = load_recordings(path)
+        self.mismatches: list[str] = []
+        """Every mismatch raised, in order (also raised into the sample)."""
+        # Recorded retries are replayed at once, so a generous policy costs nothing.
+        self.retry_policy = RetryPolicy(max_retries=1000, max_total_s=1e9)
+        self._states: dict[tuple[str, int], _SampleState] = {}
+
+    def _state(self, sample_id: str, epoch: int, fresh: bool = False) -> _SampleState:
+        key = (sample_id, epoch)
+        if fresh or key not in self._states:
+            self._states[key] = _SampleState()
+        return self._states[key]
+
+    def for_sample(self, sample_id: str, epoch: int) -> ReplayChatModel:
+        model = ReplayChatModel(sample_id=sample_id, epoch=epoch)
+        model._recording = self.recordings.get((sample_id, epoch))
+        model._params = self.params
+        model._state = self._state(sample_id, epoch, fresh=True)
+        model._report = self.mismatches.append
+        return model
+
+    def dispatcher_for_sample(
+        self,
+        sample_id: str,
+        epoch: int,
+        tools: Sequence[Any],
+        *,
+        timeout: float | None = None,
+        max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    ) -> ReplayDispatcher:
+        return ReplayDispatcher(
+            self.recordings.get((sample_id, epoch)),
+            self._state(sample_id, epoch),
+            tools,
+            live=self.live_tools,
+            timeout=timeout,
+            max_output_chars=max_output_chars,
+        )
+
+    def tool_differences(self, sample_id: str, epoch: int) -> list[str]:
+        """Warning lines for re-run tools whose output differed (``replay_tools: live``)."""
+        state = self._states.get((sample_id, epoch))
+        return list(state.diffs) if state else []
+
+    async def aclose(self) -> None:
+        return None
+
+
+register_provider("replay", ReplaySource)

@@ -1,0 +1,68 @@
+"""``scripted:<file>``: replies from a file, for examples, demos and tests.
+
+The file is JSON (or YAML): either a list of replies used for every sample, or an
+object mapping sample ids to reply lists (``"*"`` is the fallback for other ids).
+A reply is a string (final answer) or an OpenAI-format assistant message dict.
+The option ``latency`` (seconds) is awaited before each reply; sampling params are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agentloop.errors import ModelSpecError
+from agentloop.models._base import register_provider
+from agentloop.testing import ScriptedChatModel, to_ai_message
+
+__all__ = ["ScriptedSource"]
+
+
+class ScriptedSource:
+    """A fresh ``ScriptedChatModel`` per sample and epoch, from a script file."""
+
+    def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
+        unknown = set(options) - {"latency"}
+        if unknown:
+            raise ModelSpecError(f"scripted models take no option(s): {', '.join(sorted(unknown))}")
+        file = Path(path)
+        if not file.is_file():
+            raise ModelSpecError(f"scripted model file not found: {path}")
+        try:
+            text = file.read_text(encoding="utf-8")
+            data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            raise ModelSpecError(f"cannot read scripted model file {path}: {exc}") from exc
+        if isinstance(data, list):
+            data = {"*": data}
+        if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+            raise ModelSpecError(
+                f"{path}: a script is a list of replies or an object of sample id -> replies"
+            )
+        try:
+            self.scripts = {str(k): [to_ai_message(r) for r in v] for k, v in data.items()}
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            # LangChain's converter raises KeyError/AttributeError on malformed tool calls.
+            raise ModelSpecError(f"{path}: bad reply: {type(exc).__name__}: {exc}") from exc
+        latency = options.get("latency", 0.0)
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or latency < 0:
+            raise ModelSpecError(
+                f"model option latency must be a non-negative number, not {latency!r}"
+            )
+        self.latency = float(latency)
+        self.path = path
+
+    def for_sample(self, sample_id: str, epoch: int) -> ScriptedChatModel:
+        script = self.scripts.get(sample_id, self.scripts.get("*"))
+        if script is None:
+            raise ModelSpecError(f"{self.path} has no script for sample {sample_id!r} and no '*'")
+        return ScriptedChatModel(script, latency=self.latency, model_name=f"scripted:{self.path}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+register_provider("scripted", ScriptedSource)

@@ -1,0 +1,276 @@
+"""Rewards by name, configured from data, applied together to one sample.
+
+A registered reward is called as ``fn(trajectory, ground_truth, *, answer=None,
+**params)`` and returns a :class:`RewardResult`. Built-ins are adapted to this:
+QA rewards score the trajectory's ``final_answer`` against ``answer``; tool-call
+rewards compare ``ground_truth`` with every tool call the trajectory made, in
+order, across all rounds.
+
+A config lists specs: a name, or a one-key dict ``{name: {params}}``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, SerializeAsAny
+
+from ._calls import final_answer_of
+from ._qa import qa_f1_reward, qa_f1_reward_format
+from ._results import RewardResult
+from ._tool_match import exact_tool_match_reward, tool_call_match
+
+__all__ = [
+    "RewardEntry",
+    "RewardSpec",
+    "SampleScore",
+    "parse_reward_specs",
+    "register_reward",
+    "registered_rewards",
+    "score_sample",
+]
+
+RewardFn = Callable[..., RewardResult[Any]]
+
+
+@dataclass(frozen=True)
+class RewardEntry:
+    """A registered reward: how to call it and how to judge a pass."""
+
+    name: str
+    fn: RewardFn
+    pass_threshold: float | None = None
+    """Score at or above which a sample passes (for pass@k); None when there is none."""
+    params: frozenset[str] | None = None
+    """Accepted parameter names; None accepts any."""
+    check: Callable[[dict[str, Any]], None] | None = None
+    """Validates parameter values up front; raises ValueError."""
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """One validated reward configuration."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    key: str = ""
+    """Name in the results; ``name#2``, ``name#3``... when a reward is listed again."""
+
+
+class SampleScore(BaseModel):
+    """Every configured reward's result for one sample."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    results: dict[str, SerializeAsAny[RewardResult]]  # type: ignore[type-arg]
+    """Reward key -> its result (score, reason, details), in config order."""
+    passed: dict[str, bool]
+    """Reward key -> score >= pass threshold, for rewards that have one."""
+
+
+_REGISTRY: dict[str, RewardEntry] = {}
+
+
+def _params_of(fn: Callable[..., Any]) -> frozenset[str] | None:
+    """Parameters a config may set: everything after (trajectory, ground_truth) but answer."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    names = [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    return frozenset(names[2:]) - {"answer"}
+
+
+def register_reward(
+    name: str,
+    fn: RewardFn,
+    *,
+    pass_threshold: float | None = None,
+    check: Callable[[dict[str, Any]], None] | None = None,
+    replace: bool = False,
+) -> RewardFn:
+    """Register ``fn(trajectory, ground_truth, *, answer=None, **params) -> RewardResult``.
+
+    Parameters a config may pass are read from the signature. Registering a
+    taken name raises ValueError unless ``replace``. Returns ``fn``.
+
+    >>> from evals._qa import qa_f1_reward
+    >>> def short_answer(trajectory, ground_truth, *, answer=None, max_words=5):
+    ...     r = qa_f1_reward(trajectory.final_answer, answer)
+    ...     n = len(r.details.prediction.split())
+    ...     return r.model_copy(update={"score": r.score if n <= max_words else 0.0})
+    >>> _ = register_reward("short_answer", short_answer, replace=True)
+    >>> parse_reward_specs([{"short_answer": {"max_words": 3}}])[0].params
+    {'max_words': 3}
+    """
+    if not replace and name in _REGISTRY:
+        raise ValueError(f"reward {name!r} is already registered (pass replace=True)")
+    _REGISTRY[name] = RewardEntry(name, fn, pass_threshold, _params_of(fn), check)
+    return fn
+
+
+def registered_rewards() -> Mapping[str, RewardEntry]:
+    """A read-only view of the registry.
+
+    >>> registered_rewards()["exact_tool_match_reward"].pass_threshold
+    1.0
+    """
+    return MappingProxyType(_REGISTRY)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def parse_reward_specs(specs: Any) -> list[RewardSpec]:
+    """Validate a list of reward specs up front; ValueError (one line) on any problem.
+
+    >>> [s.key for s in parse_reward_specs(
+    ...     ["qa_f1_reward", {"tool_call_match": {"order": "unordered"}}, "tool_call_match"])]
+    ['qa_f1_reward', 'tool_call_match', 'tool_call_match#2']
+    >>> parse_reward_specs([{"tool_call_match": {"order": "sideways"}}])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: reward 'tool_call_match': unknown order mode 'sideways'; valid: strict, ...
+    """
+    if isinstance(specs, (str, Mapping)) or not isinstance(specs, (list, tuple)):
+        raise ValueError("reward specs must be a list of names or {name: {params}} dicts")
+    parsed: list[RewardSpec] = []
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        params: Any
+        if isinstance(spec, str):
+            name, params = spec, {}
+        elif isinstance(spec, Mapping) and len(spec) == 1:
+            name, params = next(iter(spec.items()))
+            params = {} if params is None else params
+            if not isinstance(name, str) or not isinstance(params, Mapping):
+                raise ValueError(f"reward spec {i}: expected {{name: {{params}}}}, got {spec!r}")
+        else:
+            raise ValueError(f"reward spec {i}: expected a name or a one-key dict, got {spec!r}")
+        entry = _REGISTRY.get(name)
+        if entry is None:
+            raise ValueError(f"unknown reward {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+        params = dict(params)
+        if entry.params is not None and (unknown := sorted(set(params) - entry.params)):
+            allowed = ", ".join(sorted(entry.params)) or "none"
+            raise ValueError(
+                f"reward {name!r}: unknown parameter(s) {unknown}; accepted: {allowed}"
+            )
+        if entry.check is not None:
+            try:
+                entry.check(params)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(_one_line(f"reward {name!r}: {exc}")) from None
+        seen[name] = seen.get(name, 0) + 1
+        key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        parsed.append(RewardSpec(name, params, key))
+    return parsed
+
+
+def score_sample(
+    trajectory: Any, ground_truth: Any, rewards: Any, *, answer: Any = None
+) -> SampleScore:
+    """Apply configured rewards to one sample.
+
+    ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
+    (a string or a list of acceptable ones) for QA rewards. ``rewards``: specs,
+    raw or from :func:`parse_reward_specs`.
+
+    >>> call = {"id": "1", "type": "function",
+    ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
+    >>> msgs = [{"role": "user", "content": "Capital of France?"},
+    ...         {"role": "assistant", "content": "", "tool_calls": [call]},
+    ...         {"role": "tool", "tool_call_id": "1", "content": "Paris"},
+    ...         {"role": "assistant", "content": "Paris"}]
+    >>> truth = {"tool_calls": [{"name": "search", "arguments": {"q": "France"}}]}
+    >>> s = score_sample(msgs, truth, ["qa_f1_reward", {"tool_call_match": {}}], answer="Paris")
+    >>> {k: r.score for k, r in s.results.items()}, s.passed
+    ({'qa_f1_reward': 1.0, 'tool_call_match': 1.0}, {'tool_call_match': True})
+    """
+    specs = (
+        list(rewards)
+        if isinstance(rewards, (list, tuple)) and all(isinstance(s, RewardSpec) for s in rewards)
+        else parse_reward_specs(rewards)
+    )
+    results: dict[str, RewardResult[Any]] = {}
+    passed: dict[str, bool] = {}
+    for spec in specs:
+        entry = _REGISTRY[spec.name]
+        result = entry.fn(trajectory, ground_truth, answer=answer, **spec.params)
+        if not isinstance(result, RewardResult):
+            raise TypeError(
+                f"reward {spec.name!r} returned {type(result).__name__}, not a RewardResult"
+            )
+        results[spec.key] = result
+        if entry.pass_threshold is not None:
+            passed[spec.key] = result.score >= entry.pass_threshold
+    return SampleScore(results=results, passed=passed)
+
+
+# Built-ins, adapted to the common calling convention.
+
+
+def _qa(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
+    return qa_f1_reward(final_answer_of(trajectory), answer, trajectory)
+
+
+def _qa_format(
+    trajectory: Any, ground_truth: Any, *, answer: Any = None, min_tool_messages: int = 1
+) -> RewardResult[Any]:
+    return qa_f1_reward_format(
+        final_answer_of(trajectory), answer, trajectory, min_tool_messages=min_tool_messages
+    )
+
+
+def _exact(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
+    return exact_tool_match_reward(trajectory, ground_truth)
+
+
+def _match(
+    trajectory: Any,
+    ground_truth: Any,
+    *,
+    answer: Any = None,
+    order: str = "strict",
+    args: str = "exact",
+    numbers: str = "exact",
+    arg_overrides: Mapping[str, Any] | None = None,
+) -> RewardResult[Any]:
+    # A message list counts all its calls here, like a Trajectory (all rounds).
+    return tool_call_match(
+        trajectory,
+        ground_truth,
+        order=order,
+        args=args,
+        numbers=numbers,
+        arg_overrides=arg_overrides,
+    )
+
+
+def _check_min_tools(params: dict[str, Any]) -> None:
+    value = params.get("min_tool_messages", 1)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"min_tool_messages must be an int >= 0, got {value!r}")
+
+
+def _check_match(params: dict[str, Any]) -> None:
+    # tool_call_match validates its modes before comparing anything: one set of rules.
+    tool_call_match([], [], **params)
+
+
+register_reward("qa_f1_reward", _qa)
+register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools)
+register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools)
+register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
+register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)

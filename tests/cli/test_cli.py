@@ -1,0 +1,246 @@
+"""The agentloop command: exit codes, one-line errors, score / summary / compare."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentloop.cli._commands import main
+from tests.support.harness import (
+    ROOT,
+    add_script,
+    add_setup,
+    only_run_dir,
+    read_results,
+    write_json,
+)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "run", str(add_setup(tmp_path, n=4)), "--epochs", "2")
+    assert code == 0 and err == ""
+    assert "qa_f1_reward" in out and "pass@2" in out and "progress: 8/8 done" in out
+    assert "━" in out or "─" in out  # a table, not a bar: stdout is not a terminal here
+    assert len(read_results(only_run_dir(tmp_path / "runs"))) == 8
+
+
+def test_flags_override_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other"
+    code, _, _ = run_cli(
+        capsys,
+        "run",
+        str(add_setup(tmp_path, n=5)),
+        "--limit",
+        "2",
+        "--concurrency",
+        "1",
+        "--output-dir",
+        str(other),
+        "--set",
+        "max_rounds=1",
+        "--set",
+        "model_params.temperature=0",
+    )
+    assert code == 0
+    run_dir = only_run_dir(other)
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["config"]["limit"] == 2 and header["config"]["concurrency"] == 1
+    assert header["config"]["max_rounds"] == 1 and header["model_params"] == {"temperature": 0}
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], "agentloop: the following arguments are required: command"),
+        (["frobnicate"], "agentloop: argument command: invalid choice: 'frobnicate'"),
+        (["run"], "agentloop run: a CONFIG is required (or --resume RUN_DIR)"),
+        (["run", "nope.yaml"], "agentloop: error: config file not found: nope.yaml"),
+        (
+            ["run", "x.yaml", "--limit", "abc"],
+            "agentloop run: argument --limit: expected a positive integer, got 'abc'",
+        ),
+        (
+            ["run", "x.yaml", "--epochs", "0"],
+            "agentloop run: argument --epochs: expected a positive integer, got '0'",
+        ),
+        (["run", "x.yaml", "--bogus"], "agentloop: unrecognized arguments: --bogus"),
+        (
+            ["run", "--resume", "nowhere"],
+            "agentloop: error: nowhere: not a run directory (no run.json)",
+        ),
+        (["summary", "nowhere"], "agentloop: error: nowhere: not a run directory (no run.json)"),
+        (["score", "nowhere"], "agentloop: error: nowhere: not a run directory (no run.json)"),
+        (["compare", "a", "b"], "agentloop: error: a: no results file (results.jsonl) found"),
+    ],
+)
+def test_bad_usage_is_one_line_with_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith(expected), err
+    assert "Traceback" not in err
+
+
+def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = add_setup(tmp_path, n=2)
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "max_rounds=-1")
+    assert (
+        code == 2
+        and err
+        == f"agentloop: error: {config}: max_rounds: Input should be greater than or equal to 0\n"
+    )
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "tools=[./missing.py:add]")
+    assert code == 2 and err == "agentloop: error: tool file not found: ./missing.py\n"
+    code, _, err = run_cli(capsys, "run", str(config), "--model", "scripted:missing.json")
+    assert code == 2 and err == "agentloop: error: scripted model file not found: missing.json\n"
+    # Bad scripted-model options and replies are one line too, not tracebacks.
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "model_options.latency=abc")
+    assert code == 2 and err == (
+        "agentloop: error: model option latency must be a non-negative number, not 'abc'\n"
+    )
+    bad_script = tmp_path / "bad_script.json"
+    bad_script.write_text('[{"tool_calls": [{"function": {"name": "f"}}]}]')
+    code, _, err = run_cli(capsys, "run", str(config), "--model", f"scripted:{bad_script}")
+    assert code == 2 and err.startswith(f"agentloop: error: {bad_script}: bad reply: KeyError")
+    assert err.count("\n") == 1
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("a: [\n")
+    code, _, err = run_cli(capsys, "run", str(bad_yaml))
+    assert (
+        code == 2
+        and err.startswith(f"agentloop: error: {bad_yaml}: invalid YAML:")
+        and err.count("\n") == 1
+    )
+
+
+def test_bad_dataset_lists_lines_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=2)
+    data = tmp_path / "data.jsonl"
+    data.write_text(data.read_text() + '{"messages": []}\n')
+    code, _, err = run_cli(capsys, "run", str(config))
+    assert code == 2
+    assert err.splitlines() == [
+        f"agentloop: error: {data}: 1 invalid line(s) "
+        "(fix them, or set skip_invalid: true to run the rest)",
+        f"{data}:3: 'messages' must be a non-empty list",
+    ]
+
+
+def test_fail_on_error_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = add_setup(tmp_path, n=4)
+    script = add_script(4)
+    del script["s0001"], script["s0002"]  # no replies: these samples error
+    write_json(tmp_path / "script.json", script)
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "fail_on_error=1")
+    assert (
+        code == 1
+        and err == "agentloop: run failed: 2 result(s) errored, more than fail_on_error=1\n"
+    )
+    assert run_cli(capsys, "run", str(config), "--set", "fail_on_error=2")[0] == 0
+    assert run_cli(capsys, "run", str(config), "--set", "fail_on_error=0.25")[0] == 1
+    assert run_cli(capsys, "run", str(config), "--set", "fail_on_error=0.5")[0] == 0
+    assert run_cli(capsys, "run", str(config), "--set", "fail_on_error=true")[0] == 1
+    assert run_cli(capsys, "run", str(config))[0] == 0  # default: false
+
+
+def test_score_rescores_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(capsys, "run", str(add_setup(tmp_path, n=3)))[0] == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    before = (run_dir / "results.jsonl").read_text()
+    code, out, _ = run_cli(
+        capsys,
+        "score",
+        str(run_dir),
+        "--rewards",
+        "qa_f1_reward_format",
+        "{tool_call_match: {order: superset}}",
+    )
+    assert code == 0 and "re-scored results:" in out
+    rescored = next(run_dir.glob("results.rescored-*.jsonl"))
+    assert (run_dir / "results.jsonl").read_text() == before
+    lines = read_results(run_dir, rescored.name)
+    assert [sorted(r["scores"]) for r in lines] == [["qa_f1_reward_format", "tool_call_match"]] * 3
+    assert all(r["passed"] == {"tool_call_match": True} for r in lines)
+    summary = json.loads(next(run_dir.glob("summary.rescored-*.json")).read_text())
+    assert summary["rewards"]["qa_f1_reward_format"]["mean"] == 1.0
+    assert summary["run"]["results_file"] == rescored.name
+    # The same rewards again by default; a bad reward is a usage error.
+    code, _, err = run_cli(capsys, "score", str(run_dir), "--rewards", "nope")
+    assert code == 2 and err.startswith("agentloop: error: rewards: unknown reward 'nope'")
+
+
+def test_summary_and_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = add_setup(tmp_path, n=4)
+    assert run_cli(capsys, "run", str(config), "--output-dir", str(tmp_path / "a"))[0] == 0
+    script = add_script(4)
+    script["s0002"][-1] = "wrong"
+    write_json(tmp_path / "script.json", script)
+    assert run_cli(capsys, "run", str(config), "--output-dir", str(tmp_path / "b"))[0] == 0
+    a, b = only_run_dir(tmp_path / "a"), only_run_dir(tmp_path / "b")
+    (a / "summary.json").unlink()
+    code, out, _ = run_cli(capsys, "summary", str(a))
+    assert code == 0 and "qa_f1_reward" in out and (a / "summary.json").is_file()
+    code, out, _ = run_cli(capsys, "compare", str(a), str(b / "results.jsonl"))
+    assert code == 0
+    assert "-0.250" in out and "1 changed score(s)" in out and "s0002" in out
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentloop.cli", "run", "missing.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == "agentloop: error: config file not found: missing.yaml\n"
+
+
+def test_compare_prints_ids_with_brackets_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sample ids are data: "[/b]" used to raise rich's MarkupError (a traceback) and
+    # "[red]x" to print as a styled "x".
+    for name, score in (("a", 1.0), ("b", 0.0)):
+        lines = [
+            {"id": i, "epoch": 1, "status": "ok", "scores": {"qa": {"score": score}}}
+            for i in ("[/b]", "[red]x")
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = run_cli(
+        capsys, "compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")
+    )
+    assert code == 0 and err == ""
+    assert "[/b]" in out and "[red]x" in out and "2 changed score(s)" in out
+
+
+def test_two_rescores_in_the_same_second_never_share_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datetime import datetime
+
+    from agentloop.harness._rescore import rescore_run
+
+    assert run_cli(capsys, "run", str(add_setup(tmp_path, n=3)))[0] == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    now = datetime(2030, 1, 2, 3, 4, 5)
+    first, summary_1 = rescore_run(run_dir, now=now)
+    second, summary_2 = rescore_run(run_dir, now=now)
+    assert first != second and second.name == "results.rescored-20300102-030405-2.jsonl"
+    assert len(read_results(run_dir, first.name)) == len(read_results(run_dir, second.name)) == 3
+    assert summary_1.results == summary_2.results == 3
+    assert (run_dir / "summary.rescored-20300102-030405-2.json").is_file()

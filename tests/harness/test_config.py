@@ -1,0 +1,158 @@
+"""Configs: one error line per problem, naming the file and the field; overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentloop.errors import ConfigError
+from agentloop.harness._config import EvalConfig, apply_overrides, load_config, validate_config
+from tests.support.harness import ROOT, write_config
+
+BASE: dict[str, Any] = {"model": "scripted:x.json", "dataset": "d.jsonl"}
+
+
+def errors_of(tmp_path: Path, sets: tuple[str, ...] = (), **fields: Any) -> list[str]:
+    path = write_config(tmp_path / "x.yaml", **{**BASE, **fields})
+    with pytest.raises(ConfigError) as info:
+        load_config(path, sets)
+    return [line.removeprefix(f"{path}: ") for line in str(info.value).splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"max_rounds": -1}, "max_rounds: Input should be greater than or equal to 0"),
+        ({"concurrency": 0}, "concurrency: Input should be greater than or equal to 1"),
+        (
+            {"epochs": "two"},
+            "epochs: Input should be a valid integer, unable to parse string as an integer",
+        ),
+        ({"limit": 0}, "limit: Input should be greater than or equal to 1"),
+        ({"tool_timeout": 0}, "tool_timeout: Input should be greater than 0"),
+        ({"mode": "grade"}, "mode: Input should be 'generate' or 'score'"),
+        ({"datset": "x"}, "datset: Extra inputs are not permitted (did you mean 'dataset'?)"),
+        ({"tools": "tools.search:search"}, "tools: Input should be a valid list"),
+        ({"model_params": [1]}, "model_params: Input should be a valid dictionary"),
+        ({"fail_on_error": 1.5}, "fail_on_error: a fraction must be between 0 and 1"),
+        ({"fail_on_error": -2}, "fail_on_error: a count must be >= 0"),
+        ({"rewards": ["no_such_reward"]}, "rewards: unknown reward 'no_such_reward'; known: "),
+        (
+            {"rewards": [{"tool_call_match": {"order": "sideways"}}]},
+            "rewards: reward 'tool_call_match': unknown order mode 'sideways'",
+        ),
+        (
+            {"rewards": [{"qa_f1_reward": {"bogus": 1}}]},
+            "rewards: reward 'qa_f1_reward': unknown parameter(s) ['bogus']",
+        ),
+        (
+            {"rewards": ["qa_f1_reward"], "pass_threshold": {"exact_tool_match_reward": 1}},
+            "pass_threshold: exact_tool_match_reward is not a configured reward",
+        ),
+        (
+            {"rewards": ["qa_f1_reward"], "pass_threshold": {"qa_f1_reward": 2}},
+            "pass_threshold: thresholds must be between 0 and 1 (qa_f1_reward)",
+        ),
+        ({"model": "nosuch:thing"}, "model: unknown model spec prefix 'nosuch'"),
+        ({"model": "scripted"}, "model: bad model spec 'scripted'"),
+        ({"model": None}, "model: a model spec is required in generate mode"),
+    ],
+)
+def test_field_errors(tmp_path: Path, fields: dict[str, Any], expected: str) -> None:
+    lines = errors_of(tmp_path, **fields)
+    assert len(lines) == 1 and lines[0].startswith(expected), lines
+
+
+def test_every_problem_gets_its_own_line(tmp_path: Path) -> None:
+    lines = errors_of(tmp_path, max_rounds=-1, concurrency=0, dataset=None)
+    assert sorted(lines) == sorted(
+        [
+            "max_rounds: Input should be greater than or equal to 0",
+            "concurrency: Input should be greater than or equal to 1",
+            "dataset: Input should be a valid string",
+        ]
+    )
+
+
+def test_missing_required_field(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "x.yaml", model="scripted:x.json")
+    with pytest.raises(ConfigError, match=r"x.yaml: dataset: Field required$"):
+        load_config(path)
+
+
+def test_file_level_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^config file not found: .*nope.yaml$"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: invalid YAML: .* at line \d+$"):
+        load_config(bad)
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match=r"list\.yaml: a config must be a mapping"):
+        load_config(listy)
+
+
+def test_overrides_are_validated_like_the_file(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "x.yaml", **BASE)
+    config = load_config(
+        path,
+        [
+            "model_params.temperature=0",
+            "max_rounds=2",
+            "tool_choice=auto",
+            "model_options.latency=0.5",
+            "fail_on_error=0.25",
+        ],
+        {"limit": 3, "model": "scripted:y.json"},
+    )
+    assert config.model_params == {"temperature": 0}
+    assert (config.max_rounds, config.tool_choice, config.limit, config.model) == (
+        2,
+        "auto",
+        3,
+        "scripted:y.json",
+    )
+    assert config.model_options == {"latency": 0.5}
+    assert config.fail_on_error == 0.25
+    lines = errors_of(tmp_path, sets=("max_rounds=-3",))
+    assert lines == ["max_rounds: Input should be greater than or equal to 0"]
+
+
+def test_override_syntax_errors() -> None:
+    with pytest.raises(ConfigError, match=r"^--set 'max_rounds': expected key=value"):
+        apply_overrides({}, ["max_rounds"])
+    with pytest.raises(
+        ConfigError, match=r"^--set model_params.x: 'model_params' is not a mapping"
+    ):
+        apply_overrides({"model_params": 3}, ["model_params.x=1"])
+    with pytest.raises(ConfigError, match=r"^--set x: value is not valid YAML"):
+        apply_overrides({}, ["x=[1"])
+
+
+def test_fail_on_error_keeps_its_type() -> None:
+    for value in (False, True, 0, 3, 0.5):
+        config = validate_config({**BASE, "fail_on_error": value})
+        assert config.fail_on_error == value and type(config.fail_on_error) is type(value)
+
+
+def test_score_mode_needs_no_model() -> None:
+    assert validate_config({"dataset": "d.jsonl", "mode": "score"}).model is None
+
+
+def test_run_name() -> None:
+    config = EvalConfig(model="scripted:x", dataset="d")
+    assert config.run_name("configs/search_qa.yaml") == "search_qa"
+    assert config.run_name(None) == "run"
+    assert EvalConfig(model="scripted:x", dataset="d", name="mine").run_name("a.yaml") == "mine"
+
+
+@pytest.mark.parametrize("name", ["quickstart", "search_qa", "tool_calls"])
+def test_shipped_configs_validate(name: str) -> None:
+    config = load_config(
+        ROOT / "configs" / f"{name}.yaml",
+        overrides={"model": f"scripted:configs/scripts/{name}.json"},
+    )
+    assert config.rewards

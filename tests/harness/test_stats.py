@@ -1,0 +1,169 @@
+"""Summary statistics: pass@k / pass^k estimators, means, errors, percentiles, tables."""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from agentloop.cli._display import print_summary
+from agentloop.harness._stats import (
+    failure_reason,
+    pass_at_k,
+    pass_hat_k,
+    percentile,
+    summarize,
+)
+
+
+@pytest.mark.parametrize(
+    ("n", "c", "k", "at", "hat"),
+    [
+        # 1 - C(3,1)/C(5,1) = 1 - 3/5;  C(2,1)/C(5,1) = 2/5
+        (5, 2, 1, 0.4, 0.4),
+        # 1 - C(3,2)/C(5,2) = 1 - 3/10; C(2,2)/C(5,2) = 1/10
+        (5, 2, 2, 0.7, 0.1),
+        # 1 - C(3,3)/C(5,3) = 1 - 1/10; C(2,3) = 0
+        (5, 2, 3, 0.9, 0.0),
+        # n - c = 3 < 4: some pass is always drawn
+        (5, 2, 4, 1.0, 0.0),
+        (3, 3, 2, 1.0, 1.0),
+        (3, 0, 2, 0.0, 0.0),
+        # 1 - C(7,3)/C(10,3) = 1 - 35/120;  C(3,3)/C(10,3) = 1/120
+        (10, 3, 3, 1 - 35 / 120, 1 / 120),
+    ],
+)
+def test_estimators_against_hand_computed_values(
+    n: int, c: int, k: int, at: float, hat: float
+) -> None:
+    assert pass_at_k(n, c, k) == pytest.approx(at)
+    assert pass_hat_k(n, c, k) == pytest.approx(hat)
+
+
+def test_estimators_reject_impossible_counts() -> None:
+    for args in ((3, 4, 1), (3, 1, 0), (3, 1, 4), (3, -1, 1)):
+        with pytest.raises(ValueError):
+            pass_at_k(*args)
+        with pytest.raises(ValueError):
+            pass_hat_k(*args)
+
+
+def line(sid: str, epoch: int, score: float | None, **extra: Any) -> dict[str, Any]:
+    ok = score is not None
+    record: dict[str, Any] = {
+        "id": sid,
+        "epoch": epoch,
+        "status": "ok" if ok else "error",
+        "error_kind": None if ok else "model",
+        "stop_reason": "final" if ok else "error",
+        "rounds": 1,
+        "tool_calls_by_status": {"ok": 1},
+        "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12},
+        "wall_time_s": 1.0,
+        "single_turn": False,
+        "trajectory": {},
+        "scores": {"r": {"score": score}} if ok else {},
+        "passed": {"r": score == 1.0} if ok else {},
+    }
+    record.update(extra)
+    return record
+
+
+def test_summary_over_samples_and_epochs() -> None:
+    lines = [
+        # a: 1 pass of 3;  b: 3 of 3;  c: one scored epoch (0.5), two errored
+        line("a", 1, 1.0),
+        line("a", 2, 0.0),
+        line("a", 3, 0.0),
+        line("b", 1, 1.0),
+        line("b", 2, 1.0),
+        line("b", 3, 1.0),
+        line("c", 1, 0.5),
+        line("c", 2, None),
+        line("c", 3, None),
+    ]
+    s = summarize(lines, epochs=3)
+    r = s.rewards["r"]
+    # per-sample means 1/3, 1, 0.5 -> mean 11/18, sample sd / sqrt(3)
+    per_sample = [1 / 3, 1.0, 0.5]
+    mean = sum(per_sample) / 3
+    sd = math.sqrt(sum((x - mean) ** 2 for x in per_sample) / 2)
+    assert (r.mean, r.stderr, r.count, r.results) == (
+        pytest.approx(mean),
+        pytest.approx(sd / math.sqrt(3)),
+        3,
+        7,
+    )
+    assert r.pass_rate == pytest.approx(4 / 7)
+    # k=1 over a (1/3), b (1), c (0): c has one scored epoch, so only k=1 counts it
+    assert r.pass_at_k[1] == pytest.approx((1 / 3 + 1 + 0) / 3)
+    assert r.pass_at_k[2] == pytest.approx((2 / 3 + 1) / 2)
+    assert r.pass_at_k[3] == pytest.approx(1.0)
+    assert r.pass_hat_k[2] == pytest.approx((0 + 1) / 2)
+    assert r.pass_hat_k[3] == pytest.approx(0.5)
+    assert (s.results, s.samples, s.ok, s.errored) == (9, 3, 7, 2)
+    assert s.errors_by_kind == {"model": 2}
+    assert s.stop_reasons == {"error": 2, "final": 7}
+    assert s.tokens == {"input_tokens": 90, "output_tokens": 18, "total_tokens": 108}
+    assert s.tool_calls_by_status == {"ok": 9}
+    assert "2 errored result(s) are excluded from the reward statistics" in s.notes
+
+
+def test_reward_without_threshold_has_no_pass_at_k() -> None:
+    s = summarize([{**line("a", 1, 0.5), "passed": {}}])
+    assert s.rewards["r"].pass_rate is None and s.rewards["r"].pass_at_k == {}
+
+
+def test_latency_percentiles_and_rounds() -> None:
+    lines = [line(str(i), 1, 1.0, wall_time_s=float(i), rounds=i % 3) for i in range(1, 101)]
+    s = summarize(lines)
+    assert (s.latency.p50, s.latency.p90, s.latency.p99, s.latency.max) == (
+        pytest.approx(50.5),
+        pytest.approx(90.1),
+        pytest.approx(99.01),
+        100.0,
+    )
+    assert s.rounds_histogram == {0: 33, 1: 34, 2: 33}
+    assert percentile([], 0.5) == 0.0 and percentile([3.0], 0.9) == 3.0
+
+
+@pytest.mark.parametrize(
+    ("rule", "errored", "total", "fails"),
+    [
+        (False, 5, 10, False),
+        (True, 0, 10, False),
+        (True, 1, 10, True),
+        (0, 1, 10, True),
+        (2, 2, 10, False),
+        (2, 3, 10, True),
+        (0.2, 2, 10, False),
+        (0.2, 3, 10, True),
+        (0.0, 1, 10, True),
+    ],
+)
+def test_fail_on_error_rules(
+    rule: bool | int | float, errored: int, total: int, fails: bool
+) -> None:
+    assert (failure_reason(rule, errored, total) is not None) is fails
+
+
+def test_tables_render() -> None:
+    s = summarize(
+        [line("a", 1, 1.0), line("b", 1, None)],
+        fail_on_error=True,
+        invalid_lines=["d.jsonl:3: invalid JSON"],
+    )
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=140))
+    text = buffer.getvalue()
+    for expected in (
+        "pass@1",
+        "errored 1 (model: 1)",
+        "FAILED",
+        "skipped d.jsonl:3: invalid JSON",
+        "1 invalid dataset line(s) were skipped",
+    ):
+        assert expected in text

