@@ -20,9 +20,19 @@ __all__ = [
 ]
 
 ToolCallStatus = Literal[
-    "ok", "error", "timeout", "invalid_args", "unknown_tool", "malformed", "round_limit"
+    "ok",
+    "error",
+    "timeout",
+    "invalid_args",
+    "unknown_tool",
+    "no_implementation",
+    "malformed",
+    "round_limit",
+    "not_run",
 ]
-StopReason = Literal["final", "max_rounds", "error"]
+StopReason = Literal["final", "max_rounds", "tool_calls", "error"]
+# Calls that were requested but never executed: they do not make a step a round.
+_NOT_RUN = frozenset({"round_limit", "not_run"})
 
 
 class TokenUsage(BaseModel):
@@ -57,8 +67,10 @@ class ToolCallRecord(BaseModel):
     raw_args: str | None = None
     """The unparsed argument text of a malformed call."""
     status: ToolCallStatus
-    """ok, error (raised), timeout, invalid_args (schema), unknown_tool,
-    malformed (unparseable arguments) or round_limit (not run: no rounds left)."""
+    """ok, error (raised), timeout, invalid_args (schema), unknown_tool (not offered),
+    no_implementation (offered by schema only, nothing to run), malformed (unparseable
+    arguments), round_limit (not run: no rounds left) or not_run (a single-turn
+    evaluation records calls without running them)."""
     duration_s: float = 0.0
     """Time spent executing the tool (0 when it was not run)."""
     error: str | None = None
@@ -91,7 +103,8 @@ class Trajectory(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     """One record per model call."""
     stop_reason: StopReason
-    """final (answered), max_rounds (round cap reached) or error (model failed)."""
+    """final (answered), max_rounds (round cap reached), tool_calls (single-turn: the
+    reply's calls were recorded, not run) or error (model failed)."""
     final_answer: str | None = None
     """The text of the last assistant message, or None when there is none."""
     error: str | None = None
@@ -125,7 +138,7 @@ class Trajectory(BaseModel):
         for step in steps:
             if step.usage is not None:
                 usage = usage + step.usage
-            rounds += any(c.status != "round_limit" for c in step.tool_calls)
+            rounds += any(c.status not in _NOT_RUN for c in step.tool_calls)
             statuses.update(c.status for c in step.tool_calls)
         # model_construct: the parts are already validated models, and this runs per sample.
         return cls.model_construct(
