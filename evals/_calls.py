@@ -1,12 +1,16 @@
 """Finding tool calls in whatever the caller hands us, and normalising them.
 
-Accepted message shapes: OpenAI chat dicts, LangChain message objects (duck
-typed: a string ``type`` plus ``content``) and anything with
-``to_openai_messages()`` (an agentloop ``Trajectory``). Accepted call shapes:
-OpenAI ``{"type": "function", "function": {"name", "arguments"}}``, LangChain
-``{"name", "args", "id"}``, ``{"name", "arguments"}``, ``{"name", "parameters"}``
-and objects with those attributes (agentloop ``ToolCallRecord``). Nothing here
-raises on odd input: unusable pieces are skipped and described in ``notes``.
+Accepted call shapes: OpenAI ``{"type": "function", "function": {"name", "arguments"}}``,
+LangChain ``{"name", "args", "id"}``, ``{"name", "arguments"}``, ``{"name", "parameters"}``
+and objects with those attributes (agentloop ``ToolCallRecord``); messages as read by
+``_messages``. Nothing here raises on odd input: unusable pieces are skipped and
+described in ``notes``.
+
+This module is also the one home of the ``<tool_call>`` text grammar
+(:func:`tool_call_blocks`, :func:`block_items`): the engine's recovery of calls a server
+left in a reply's text uses it too, so a block means the same thing in a run and in its
+scoring. Each side keeps its own treatment of the items: the engine runs object
+arguments only, the rewards keep whatever was written to compare it.
 """
 
 from __future__ import annotations
@@ -17,38 +21,30 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from ._messages import get as _get
+from ._messages import is_message, is_trajectory, role_of, text_of
+
 __all__ = [
     "Call",
+    "block_items",
+    "call_fields",
     "calls_from_items",
     "calls_from_message",
     "collect_calls",
-    "count_tool_messages",
     "deserialize_args",
-    "final_answer_of",
-    "is_message",
-    "is_trajectory",
     "last_message_calls",
     "parse_content_calls",
-    "role_of",
-    "text_of",
+    "tool_call_blocks",
 ]
 
 # The C scanner behind json.loads, called directly: arguments are decoded for
 # every call compared, and json.loads' wrapper costs as much as the parse.
 _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _JSON_SPACE = " \t\n\r"
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-# LangChain message ``type`` values mapped to OpenAI roles.
-_ROLES = {
-    "ai": "assistant",
-    "AIMessageChunk": "assistant",
-    "human": "user",
-    "HumanMessageChunk": "user",
-    "tool": "tool",
-    "ToolMessageChunk": "tool",
-    "system": "system",
-    "SystemMessageChunk": "system",
-}
+# A block ends at its closing tag; one left open (the server stopped at max_tokens)
+# ends at the next opening tag or the end of the text.
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.DOTALL)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")  # some models fence the JSON inside
 _NOT_ASSISTANT = frozenset(("user", "system", "tool", "developer", "function"))
 
 
@@ -60,77 +56,6 @@ class Call(NamedTuple):
 
 
 _new_call = tuple.__new__  # Call(...) runs a Python-level __new__; this is the C one
-
-
-def _get(obj: Any, key: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(key)
-    try:
-        return getattr(obj, key, None)
-    except Exception:  # a property that raises is just "absent"
-        return None
-
-
-def is_trajectory(obj: Any) -> bool:
-    """True for an agentloop ``Trajectory`` (or anything shaped like one).
-
-    >>> is_trajectory([{"role": "user", "content": "hi"}])
-    False
-    """
-    return not isinstance(obj, (dict, list, str)) and callable(
-        getattr(obj, "to_openai_messages", None)
-    )
-
-
-def is_message(obj: Any) -> bool:
-    """True for a chat message (dict with a role/content/tool_calls, or LangChain).
-
-    >>> is_message({"role": "tool", "content": "x"}), is_message({"name": "f", "args": {}})
-    (True, False)
-    """
-    if isinstance(obj, dict):
-        return (
-            "role" in obj
-            or "tool_calls" in obj
-            or ("content" in obj and "name" not in obj and "function" not in obj)
-        )
-    return isinstance(getattr(obj, "type", None), str) and hasattr(obj, "content")
-
-
-def role_of(msg: Any) -> str | None:
-    """The OpenAI role of a message dict or LangChain message, if it has one.
-
-    >>> from langchain_core.messages import AIMessage
-    >>> role_of(AIMessage("hi")), role_of({"role": "tool"}), role_of({"type": "human"})
-    ('assistant', 'tool', 'user')
-    """
-    if isinstance(msg, dict):
-        role = msg.get("role")
-        if role is None:
-            kind = msg.get("type")
-            role = _ROLES.get(kind) if isinstance(kind, str) else None
-        return role if isinstance(role, str) else None
-    kind = getattr(msg, "type", None)
-    return _ROLES.get(kind, kind) if isinstance(kind, str) else None
-
-
-def text_of(content: Any) -> str:
-    """Message content as text: strings as is, text blocks joined, anything else empty.
-
-    >>> text_of([{"type": "text", "text": "a"}, "b", {"type": "image_url"}]), text_of(None)
-    ('ab', '')
-    """
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        return "".join(parts)
-    return ""
 
 
 def deserialize_args(value: Any) -> Any:
@@ -155,6 +80,29 @@ def deserialize_args(value: Any) -> Any:
     return value
 
 
+def call_fields(item: Any) -> tuple[Any, Any] | None:
+    """``(name, arguments)`` of one call in any accepted shape, as written; None when
+    ``item`` is not a call. The name may be None (a ``function`` without one).
+
+    >>> call_fields({"type": "function", "function": {"name": "f", "arguments": "{}"}})
+    ('f', '{}')
+    >>> call_fields({"name": "f", "args": {"x": 1}}), call_fields([1])
+    (('f', {'x': 1}), None)
+    """
+    function = _get(item, "function")
+    if function is not None and not isinstance(function, (str, int, float, list)):
+        args = _get(function, "arguments")
+        return _get(function, "name"), _get(function, "parameters") if args is None else args
+    name = _get(item, "name")
+    if name is None:
+        return None
+    for key in ("args", "arguments", "parameters", "raw_args"):
+        args = _get(item, key)
+        if args is not None:
+            return name, args
+    return name, None
+
+
 def _call_from_item(item: Any) -> Call | None:
     """One call in any accepted shape, or None when it is not a call."""
     if type(item) is dict:  # fast path: the OpenAI wire shape
@@ -171,21 +119,10 @@ def _call_from_item(item: Any) -> Call | None:
                 except (ValueError, RecursionError, StopIteration):
                     pass
                 return _new_call(Call, (name, deserialize_args(args)))
-    function = _get(item, "function")
-    if function is not None and not isinstance(function, (str, int, float, list)):
-        name = _get(function, "name")
-        args = _get(function, "arguments")
-        if args is None:
-            args = _get(function, "parameters")
-    else:
-        name = _get(item, "name")
-        if name is None:
-            return None
-        args = None
-        for key in ("args", "arguments", "parameters", "raw_args"):
-            args = _get(item, key)
-            if args is not None:
-                break
+    fields = call_fields(item)
+    if fields is None:
+        return None
+    name, args = fields
     if name is None:
         name = ""
     return Call(name if isinstance(name, str) else str(name), deserialize_args(args))
@@ -215,8 +152,33 @@ def calls_from_items(items: Any, notes: list[str], where: str) -> list[Call]:
     return calls
 
 
+def tool_call_blocks(text: str) -> list[str]:
+    """The bodies of the ``<tool_call>`` blocks in ``text``, in order, trimmed and unfenced.
+
+    A block left open ends at the next ``<tool_call>`` or at the end of the text.
+
+    >>> tool_call_blocks('a<tool_call>```json\\n{"x": 1}\\n```</tool_call>b<tool_call> [2]')
+    ['{"x": 1}', '[2]']
+    """
+    return [_FENCE.sub("", body.strip()) for body in _TOOL_CALL_BLOCK.findall(text)]
+
+
+def block_items(body: str) -> list[Any] | None:
+    """The JSON values one block holds: a list's elements, else the value; None when
+    the body is not JSON.
+
+    >>> block_items('[{"name": "f"}, 2]'), block_items('{"name": "f"}'), block_items("{")
+    ([{'name': 'f'}, 2], [{'name': 'f'}], None)
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, list) else [data]
+
+
 def parse_content_calls(text: str, notes: list[str], where: str = "content") -> list[Call]:
-    """Calls written as ``<tool_call>{...}</tool_call>`` blocks in text.
+    """Calls written as ``<tool_call>`` blocks in text (one call, or a list, per block).
 
     >>> notes = []
     >>> text = '<tool_call>{"name": "f", "parameters": {}}</tool_call><tool_call>{oops</tool_call>'
@@ -224,17 +186,21 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
     ([Call(name='f', args={})], ['content: <tool_call> block 1 is not valid JSON; skipped'])
     """
     calls = []
-    for i, block in enumerate(_TOOL_CALL_BLOCK.findall(text)):
-        try:
-            item = json.loads(block)
-        except (ValueError, RecursionError):
+    for i, body in enumerate(tool_call_blocks(text)):
+        items = block_items(body)
+        if items is None:
             notes.append(f"{where}: <tool_call> block {i} is not valid JSON; skipped")
             continue
-        call = _call_from_item(item) if isinstance(item, dict) else None
-        if call is None:
-            notes.append(f"{where}: <tool_call> block {i} is not a call object; skipped")
-        else:
-            calls.append(call)
+        skipped = 0
+        for item in items:
+            call = _call_from_item(item) if isinstance(item, dict) else None
+            if call is None:
+                skipped += 1
+            else:
+                calls.append(call)
+        if skipped or not items:
+            what = "is not a call object" if skipped == len(items) else f"has {skipped} non-calls"
+            notes.append(f"{where}: <tool_call> block {i} {what}; skipped")
     return calls
 
 
@@ -318,36 +284,3 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
         else:
             calls.append(call)
     return calls
-
-
-def _messages_of(obj: Any) -> list[Any]:
-    if is_trajectory(obj):
-        return list(obj.to_openai_messages())
-    if isinstance(obj, (list, tuple)):
-        return list(obj)
-    return []
-
-
-def count_tool_messages(obj: Any) -> int:
-    """Tool-result messages (role ``tool`` or a LangChain ToolMessage) in a conversation.
-
-    >>> from langchain_core.messages import ToolMessage
-    >>> count_tool_messages([ToolMessage("r", tool_call_id="1"), {"role": "tool"}])
-    2
-    """
-    return sum(1 for m in _messages_of(obj) if role_of(m) == "tool")
-
-
-def final_answer_of(obj: Any) -> str | None:
-    """A trajectory's ``final_answer``, or the text of a list's last assistant message.
-
-    >>> final_answer_of([{"role": "assistant", "content": "Paris"}, {"role": "user"}])
-    'Paris'
-    """
-    if is_trajectory(obj) and hasattr(obj, "final_answer"):
-        answer = obj.final_answer
-        return answer if isinstance(answer, str) else None
-    for msg in reversed(_messages_of(obj)):
-        if role_of(msg) == "assistant":
-            return text_of(_get(msg, "content"))
-    return None

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
-from ._calls import final_answer_of
+from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._results import RewardResult
 from ._tool_match import exact_tool_match_reward, tool_call_match

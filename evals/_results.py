@@ -1,15 +1,17 @@
 """Typed results shared by every reward.
 
 A reward returns a :class:`RewardResult` whose ``details`` is a reward-specific
-pydantic model. Field docstrings double as JSON-schema descriptions
-(``use_attribute_docstrings``), so a results file documents itself.
+pydantic model (built-ins) or any JSON-serialisable value (custom rewards). Field
+docstrings double as JSON-schema descriptions (``use_attribute_docstrings``), so a
+results file documents itself.
 """
 
 from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 __all__ = [
     "AnswerScore",
@@ -22,7 +24,9 @@ __all__ = [
     "trusted",
 ]
 
-DetailsT = TypeVar("DetailsT", bound=BaseModel)
+# Unbound: a bare ``RewardResult`` takes any details. A BaseModel bound made pydantic
+# validate a custom reward's dict into a bare, unserialisable BaseModel.
+DetailsT = TypeVar("DetailsT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _new = object.__new__
 _set = object.__setattr__
@@ -63,7 +67,18 @@ class RewardResult(BaseModel, Generic[DetailsT]):
     reason: str
     """One human-readable sentence explaining the score."""
     details: DetailsT
-    """Reward-specific per-item diagnostics."""
+    """Reward-specific per-item diagnostics: a pydantic model or any JSON-serialisable value."""
+
+    @field_validator("details")
+    @classmethod
+    def _details_become_json(cls, value: Any) -> Any:
+        # Fail in the reward, not later when the harness writes the result.
+        if not isinstance(value, BaseModel):
+            try:
+                to_jsonable_python(value)
+            except PydanticSerializationError as exc:
+                raise ValueError(f"details must be JSON-serialisable: {exc}") from None
+        return value
 
 
 class CallDiagnostic(BaseModel):
@@ -181,9 +196,10 @@ class QADetails(BaseModel):
     best_index: int | None = None
     """Index of the answer with the best F1 (first on ties); None without answers."""
     tool_messages: int | None = None
-    """Tool-result messages counted in the trajectory (format/tool variant only)."""
+    """The agent's own successful tool calls counted (format/tool variant only): ``ok``
+    records of a Trajectory, or non-error tool messages after a list's last user message."""
     min_tool_messages: int | None = None
-    """Tool-result messages required for a non-zero reward (format/tool variant only)."""
+    """Successful tool calls required for a non-zero reward (format/tool variant only)."""
 
 
 class QAResult(RewardResult[QADetails]):

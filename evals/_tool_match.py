@@ -19,8 +19,6 @@ from ._calls import (
     calls_from_items,
     calls_from_message,
     collect_calls,
-    is_message,
-    is_trajectory,
     last_message_calls,
 )
 from ._compare import (
@@ -32,6 +30,7 @@ from ._compare import (
     max_matching,
     values_equal,
 )
+from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
 

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import string
+import subprocess
+import sys
+import unicodedata
+from typing import Any
+
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
-from evals import QAResult, normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
+from evals import (
+    QAResult,
+    _qa,
+    normalize_answer,
+    qa_f1_reward,
+    qa_f1_reward_format,
+    qa_f1_reward_tool,
+)
 
 
 @pytest.mark.parametrize(
@@ -154,3 +167,79 @@ def test_tool_alias_is_the_same_function() -> None:
     assert qa_f1_reward_tool("Paris", "Paris", REFERENCE_TRAJECTORY).to_dict() == {
         "reward": 1.0, "f1": 1.0, "em": 1.0, "precision": 1.0, "recall": 1.0,
     }  # fmt: skip
+
+
+def recorded(statuses: list[str], history: bool = False) -> Trajectory:
+    """A run whose own calls ended with ``statuses``; ``history`` adds an answered call
+    to the prompt, before the last user message."""
+    msgs: list[Any] = [HumanMessage("Capital of France?")]
+    if history:
+        msgs += [
+            AIMessage("", tool_calls=[{"name": "search", "args": {}, "id": "h"}]),
+            ToolMessage("Paris", tool_call_id="h"),
+            HumanMessage("And again?"),
+        ]
+    calls = [{"name": "search", "args": {}, "id": f"c{i}"} for i in range(len(statuses))]
+    steps = [StepRecord(latency_s=0.0)]
+    if calls:
+        msgs.append(AIMessage("", tool_calls=calls))
+        msgs += [
+            ToolMessage("r", tool_call_id=c["id"], status="success" if s == "ok" else "error")
+            for c, s in zip(calls, statuses, strict=True)
+        ]
+        records = [
+            ToolCallRecord(id=c["id"], name="search", args={}, status=s)  # type: ignore[arg-type]
+            for c, s in zip(calls, statuses, strict=True)
+        ]
+        steps.insert(0, StepRecord(latency_s=0.0, tool_calls=records))
+    msgs.append(AIMessage("Paris"))
+    return Trajectory.build(msgs, steps, "final")
+
+
+ERR = {"role": "tool", "tool_call_id": "1", "content": "Error: no such tool", "status": "error"}
+
+
+@pytest.mark.parametrize(
+    ("trajectory", "used"),
+    [
+        # Trajectories: the run's own calls that succeeded, not the prompt's history.
+        (recorded([], history=True), 0),
+        (recorded(["unknown_tool"]), 0),
+        (recorded(["malformed", "invalid_args", "round_limit", "not_run"]), 0),
+        (recorded(["error", "timeout"]), 0),
+        (recorded(["ok", "unknown_tool"], history=True), 1),
+        (recorded(["ok", "ok"]), 2),
+        # Message lists: tool messages after the last user message, errors excluded.
+        (recorded([], history=True).messages, 0),
+        (recorded(["unknown_tool"]).messages, 0),
+        (recorded(["ok", "timeout"], history=True).messages, 1),
+        (recorded([], history=True).to_openai_messages(), 0),
+        ([{"role": "user", "content": "q"}, ERR, {"role": "assistant", "content": "Paris"}], 0),
+        ([{"role": "user", "content": "q"}, {**ERR, "status": "success"}], 1),
+        ([{"role": "tool", "content": "r"}, {"type": "human", "content": "q"}], 0),
+    ],
+)
+def test_format_gate_counts_the_agents_successful_calls(trajectory: Any, used: int) -> None:
+    result = qa_f1_reward_format("Paris", "Paris", trajectory)
+    assert result.details.tool_messages == used
+    assert result.score == (1.0 if used else 0.0)
+    assert qa_f1_reward_tool("Paris", "Paris", trajectory).score == result.score
+
+
+def test_import_does_not_scan_unicode() -> None:
+    # The punctuation table is filled as characters are met, not by a scan of all of
+    # Unicode at import (which cost ~0.13 s of every `import evals`).
+    code = "import evals._qa as q; print(len(q._PUNCT_TABLE))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == 0
+
+
+def test_punctuation_table_covers_all_of_unicode() -> None:
+    table = type(_qa._PUNCT_TABLE)()  # a fresh one, so the module's stays small
+    step = 1 << 16
+    for start in range(0, sys.maxunicode + 1, step):
+        chars = [chr(i) for i in range(start, min(start + step, sys.maxunicode + 1))]
+        kept = [c for c in chars if not unicodedata.category(c).startswith("P")]
+        kept = [c for c in kept if c not in string.punctuation]
+        assert "".join(chars).translate(table) == "".join(kept), hex(start)
+        table.clear()

@@ -177,3 +177,40 @@ def test_register_reward_with_kwargs_accepts_any_params(clean_registry: None) ->
 
     register_reward("anything", anything)
     assert parse_reward_specs([{"anything": {"whatever": 1}}])[0].params == {"whatever": 1}
+
+
+@pytest.mark.parametrize(
+    "details",
+    [{"a": 1, "nested": {"b": [1, 2.5, None]}}, [1, "x"], "text", 3, 0.5, True, None],
+)
+def test_custom_reward_with_plain_details_serialises(clean_registry: None, details: Any) -> None:
+    def custom(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
+        return RewardResult(score=0.5, reason="custom", details=details)
+
+    register_reward("custom", custom)
+    result = score_sample(trajectory(), None, ["custom"]).results["custom"]
+    assert result.details == details
+    expected = {"score": 0.5, "reason": "custom", "details": details}
+    assert result.model_dump(mode="json") == expected
+    assert json.loads(result.model_dump_json()) == expected
+    assert repr(result)  # a half-built bare BaseModel used to break even repr
+
+
+def test_custom_reward_details_may_be_any_model(clean_registry: None) -> None:
+    from pydantic import BaseModel
+
+    class Mine(BaseModel):
+        hits: list[int]
+
+    result = RewardResult(score=1.0, reason="ok", details=Mine(hits=[1, 2]))
+    assert result.model_dump(mode="json")["details"] == {"hits": [1, 2]}
+    register_reward("mine", lambda trajectory, ground_truth, answer=None: result)
+    dumped = json.loads(score_sample([], None, ["mine"]).model_dump_json())
+    assert dumped["results"]["mine"]["details"] == {"hits": [1, 2]}
+
+
+def test_details_that_cannot_become_json_are_rejected_by_the_reward() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="JSON"):
+        RewardResult(score=1.0, reason="x", details={"f": object()})
