@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import anyio
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool, Tool
 from pydantic import BaseModel, ValidationError
 
-from agentloop.engine._invoke import Invoker, callbacks_active, make_invoker
+from agentloop.engine._invoke import Invoker, callbacks_active, make_invoker, validation_schema
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_output_to_text, truncate
 from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
 
@@ -19,12 +19,14 @@ __all__ = ["PendingCall", "ToolDispatcher"]
 
 # What the model reads when a call does not succeed. One place, so wording stays uniform.
 UNKNOWN_TOOL = "Error: unknown tool '{name}'. Available tools: {available}."
+NO_IMPLEMENTATION = "Error: tool '{name}' has no implementation in this evaluation; it was not run."
 INVALID_ARGS = "Error: invalid arguments for tool '{name}': {detail}. The tool was not run."
 MALFORMED = (
     "Error: the arguments of this call to '{name}' are not valid JSON ({detail}). "
     "The tool was not run."
 )
 RAISED = "Error: {detail}"
+UNPRINTABLE = "Error: the result of tool '{name}' could not be turned into text ({detail})."
 TIMED_OUT = "Error: tool '{name}' did not finish within {seconds:g} s and was cancelled."
 ROUND_LIMIT = (
     "Error: not run: the limit of {max_rounds} tool rounds was reached. "
@@ -65,8 +67,27 @@ def _validation_detail(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _describe(exc: BaseException) -> str:
+    # An exception's own __str__ may fail too; that must not take the round down.
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return f"{type(exc).__name__} (its message could not be read)"
+
+
+def _is_class_based(tool: BaseTool) -> bool:
+    # Tools made from functions are StructuredTool or Tool exactly; subclasses hold state.
+    return type(tool) not in (StructuredTool, Tool)
+
+
 class ToolDispatcher:
-    """Looks tools up by name (built once) and runs a round's calls."""
+    """Looks tools up by name (built once) and runs a round's calls.
+
+    ``schema_only`` names tools the model was offered by schema alone: calls to them
+    are answered ``no_implementation``, never run. Calls to one class-based tool
+    instance run one at a time in call order (such tools keep state); everything
+    else runs concurrently.
+    """
 
     def __init__(
         self,
@@ -74,22 +95,27 @@ class ToolDispatcher:
         *,
         timeout: float | None = None,
         max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+        schema_only: Collection[str] = (),
     ) -> None:
         self.tools_by_name: dict[str, BaseTool] = {}
         self._schemas: dict[str, type[BaseModel] | None] = {}
         self._invokers: dict[str, Invoker] = {}
+        # Per instance, fast: uncontended acquisition costs no event-loop round trip.
+        self._locks: dict[str, anyio.Lock] = {}
         direct_allowed = not callbacks_active()
         for t in tools:
             if t.name in self.tools_by_name:
                 raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
             self.tools_by_name[t.name] = t
-            schema: Any = t.tool_call_schema
-            is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
-            self._schemas[t.name] = schema if is_model else None
-            self._invokers[t.name] = make_invoker(
-                t, self._schemas[t.name], direct_allowed=direct_allowed
-            )
-        self._available = ", ".join(sorted(self.tools_by_name)) or "(none)"
+            self._schemas[t.name] = validation_schema(t)
+            self._invokers[t.name] = make_invoker(t, direct_allowed=direct_allowed)
+            if _is_class_based(t):
+                self._locks[t.name] = anyio.Lock(fast_acquire=True)
+        self.schema_only = frozenset(schema_only)
+        if both := sorted(self.schema_only & self.tools_by_name.keys()):
+            raise ValueError(f"tools {both} are given both as tools and as schema-only")
+        offered = self.tools_by_name.keys() | self.schema_only
+        self._available = ", ".join(sorted(offered)) or "(none)"
         self.timeout = timeout
         self.max_output_chars = max_output_chars
 
@@ -125,8 +151,10 @@ class ToolDispatcher:
         if call.malformed_error is not None or call.args is None:
             detail = call.malformed_error or "no arguments"
             return self._finish(call, "malformed", MALFORMED.format(name=call.name, detail=detail))
-        tool = self.tools_by_name.get(call.name)
-        if tool is None:
+        if call.name not in self.tools_by_name:
+            if call.name in self.schema_only:
+                text = NO_IMPLEMENTATION.format(name=call.name)
+                return self._finish(call, "no_implementation", text)
             text = UNKNOWN_TOOL.format(name=call.name, available=self._available)
             return self._finish(call, "unknown_tool", text)
         schema = self._schemas[call.name]
@@ -137,24 +165,35 @@ class ToolDispatcher:
             except ValidationError as exc:
                 text = INVALID_ARGS.format(name=call.name, detail=_validation_detail(exc))
                 return self._finish(call, "invalid_args", text)
+        lock = self._locks.get(call.name)
+        if lock is None:
+            return await self._execute(call, call.args, validated)
+        async with lock:  # taken outside the timeout: waiting is not running
+            return await self._execute(call, call.args, validated)
 
+    async def _execute(
+        self, call: PendingCall, args: dict[str, Any], validated: BaseModel | None
+    ) -> tuple[ToolMessage, ToolCallRecord]:
         invoke = self._invokers[call.name]
         started = time.perf_counter()
         try:
             if self.timeout is None:  # no cancel scope: it costs on every call
-                output = await invoke(call.args, validated)
+                output = await invoke(args, validated)
             else:
                 with anyio.move_on_after(self.timeout) as scope:
-                    output = await invoke(call.args, validated)
+                    output = await invoke(args, validated)
                 if scope.cancelled_caught:
                     text = TIMED_OUT.format(name=call.name, seconds=self.timeout)
                     return self._finish(call, "timeout", text, time.perf_counter() - started)
         except (Exception, SystemExit) as exc:  # a failing tool is contained, never fatal
-            detail = f"{type(exc).__name__}: {exc}"
             elapsed = time.perf_counter() - started
-            return self._finish(call, "error", RAISED.format(detail=detail), elapsed)
+            return self._finish(call, "error", RAISED.format(detail=_describe(exc)), elapsed)
         elapsed = time.perf_counter() - started
-        text = tool_output_to_text(output, self.max_output_chars)
+        try:
+            text = tool_output_to_text(output, self.max_output_chars)
+        except Exception as exc:  # this call's failure, not the round's
+            text = UNPRINTABLE.format(name=call.name, detail=_describe(exc))
+            return self._finish(call, "error", text, elapsed)
         return self._finish(call, "ok", text, elapsed)
 
     def _finish(

@@ -14,8 +14,9 @@ from langchain_core.tools import BaseTool, tool
 from pydantic import BaseModel, Field
 
 from agentloop import Trajectory, run_agent_sync
-from agentloop.engine._dispatch import ToolDispatcher
+from agentloop.engine._dispatch import PendingCall, ToolDispatcher
 from agentloop.testing import ScriptedChatModel
+from tests.engine.test_invoke import OBSERVERS, observed_by
 from tests.engine.test_loop import assert_valid_openai_conversation
 
 ran: list[str] = []
@@ -260,3 +261,231 @@ def test_every_call_answered_once_under_a_random_mix() -> None:
     assert len(tool_messages(t)) == 5
     assert json.loads(t.model_dump_json())["stop_reason"] == "final"
     assert_valid_openai_conversation(t)
+
+
+# --- Results that cannot become text ------------------------------------------------------
+
+
+class Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+    __repr__ = __str__
+
+
+class HoldsLock(BaseModel):
+    """Dumps to Python, but not to JSON: a lock has no JSON form."""
+
+    name: str
+    lock: Any
+
+
+@tool
+def unprintable() -> Any:
+    """Returns an object whose text cannot be read."""
+    return Unprintable()
+
+
+@tool
+async def locked() -> Any:
+    """Returns a model that cannot be dumped to JSON."""
+    return HoldsLock(name="x", lock=threading.Lock())
+
+
+class Snapshot(BaseTool):
+    """A class-based tool (always called through LangChain) with such a result."""
+
+    name: str = "snapshot"
+    description: str = "Take a snapshot."
+
+    def _run(self) -> Any:
+        return HoldsLock(name="snap", lock=threading.Lock())
+
+
+class Mute(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no message either")
+
+
+@tool
+def mute() -> str:
+    """Raises an exception whose message cannot be read."""
+    raise Mute()
+
+
+@pytest.mark.parametrize("observer", OBSERVERS)
+def test_a_result_that_cannot_become_text_is_that_calls_error(observer: str) -> None:
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "unprintable", "args": {}, "id": "u"},
+            {"name": "locked", "args": {}, "id": "l"},
+            {"name": "snapshot", "args": {}, "id": "s"},
+            {"name": "echo", "args": {"text": "fine"}, "id": "e"},
+        ],
+    )
+    with observed_by(observer):
+        t = one_round(reply, [unprintable, locked, Snapshot(), echo])
+    assert t.stop_reason == "final" and t.final_answer == "done"
+    assert [c.status for c in t.tool_calls()] == ["error", "error", "error", "ok"]
+    messages = tool_messages(t)
+    assert [m.tool_call_id for m in messages] == ["u", "l", "s", "e"]
+    for name, message in zip(["unprintable", "locked", "snapshot"], messages, strict=False):
+        assert message.status == "error"
+        assert f"the result of tool '{name}' could not be turned into text" in str(
+            message.content
+        )
+    assert "no text for you" in str(messages[0].content)
+    assert messages[3].content == "fine" and messages[3].status == "success"
+    assert_valid_openai_conversation(t)
+
+
+@pytest.mark.parametrize("observer", OBSERVERS)
+def test_an_exception_whose_message_cannot_be_read_is_contained(observer: str) -> None:
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "mute", "args": {}, "id": "m"},
+            {"name": "echo", "args": {"text": "fine"}, "id": "e"},
+        ],
+    )
+    with observed_by(observer):
+        t = one_round(reply, [mute, echo])
+    assert [c.status for c in t.tool_calls()] == ["error", "ok"]
+    assert tool_messages(t)[0].content == "Error: Mute (its message could not be read)"
+
+
+# --- Tools offered by schema only ---------------------------------------------------------
+
+
+def dispatch(dispatcher: ToolDispatcher, *calls: PendingCall) -> list[tuple[str, str]]:
+    async def go() -> tuple[list[ToolMessage], list[Any]]:
+        return await dispatcher.run(calls)
+
+    messages, records = anyio.run(go)
+    assert [m.tool_call_id for m in messages] == [c.id for c in calls]
+    return [(r.status, str(m.content)) for m, r in zip(messages, records, strict=True)]
+
+
+def test_a_schema_only_tool_is_answered_as_having_no_implementation() -> None:
+    dispatcher = ToolDispatcher([echo], schema_only=["lookup"])
+    got = dispatch(
+        dispatcher,
+        PendingCall("a", "lookup", {"q": "x"}),
+        PendingCall("b", "nope", {}),
+        PendingCall("c", "echo", {"text": "hi"}),
+    )
+    assert got == [
+        (
+            "no_implementation",
+            "Error: tool 'lookup' has no implementation in this evaluation; it was not run.",
+        ),
+        ("unknown_tool", "Error: unknown tool 'nope'. Available tools: echo, lookup."),
+        ("ok", "hi"),
+    ]
+
+
+def test_a_name_cannot_be_both_implemented_and_schema_only() -> None:
+    with pytest.raises(ValueError, match="both as tools and as schema-only"):
+        ToolDispatcher([echo], schema_only=["echo"])
+
+
+# --- Class-based tools keep state: their calls run one at a time ----------------------------
+
+
+class LedgerInput(BaseModel):
+    entry: str
+    seconds: float = 0.05
+
+
+class Ledger(BaseTool):
+    """Appends entries; records how many of its calls ever ran at once."""
+
+    name: str = "ledger"
+    description: str = "Write an entry."
+    args_schema: type[BaseModel] = LedgerInput
+    entries: list[str] = Field(default_factory=list)
+    active: int = 0
+    most_active: int = 0
+
+    def _enter(self) -> None:
+        self.active += 1
+        self.most_active = max(self.most_active, self.active)
+
+    def _run(self, entry: str, seconds: float = 0.05) -> str:
+        self._enter()
+        time.sleep(seconds)
+        self.entries.append(entry)
+        self.active -= 1
+        return entry
+
+
+class AsyncLedger(Ledger):
+    name: str = "async_ledger"
+
+    async def _arun(self, entry: str, seconds: float = 0.05) -> str:
+        self._enter()
+        await anyio.sleep(seconds)
+        self.entries.append(entry)
+        self.active -= 1
+        return entry
+
+
+@pytest.mark.parametrize("kind", [Ledger, AsyncLedger])
+def test_calls_to_one_class_based_tool_run_one_at_a_time_in_call_order(
+    kind: type[Ledger],
+) -> None:
+    ledger = kind()
+    entries = [f"e{i}" for i in range(6)]
+    reply = AIMessage(
+        content="",
+        tool_calls=[{"name": ledger.name, "args": {"entry": e}, "id": e} for e in entries],
+    )
+    t = one_round(reply, [ledger])
+    assert [c.status for c in t.tool_calls()] == ["ok"] * 6
+    assert ledger.most_active == 1
+    assert ledger.entries == entries
+
+
+def test_different_tools_and_plain_functions_still_run_concurrently() -> None:
+    # Each call waits for all the others: the round only succeeds if they overlap.
+    meeting = threading.Barrier(4, timeout=10)
+
+    @tool
+    def meet(who: str) -> str:
+        """Wait for the others."""
+        meeting.wait()
+        return who
+
+    class Meeter(BaseTool):
+        description: str = "Wait for the others."
+
+        def _run(self) -> str:
+            meeting.wait()
+            return self.name
+
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "meet", "args": {"who": "a"}, "id": "1"},
+            {"name": "meet", "args": {"who": "b"}, "id": "2"},
+            {"name": "left", "args": {}, "id": "3"},
+            {"name": "right", "args": {}, "id": "4"},
+        ],
+    )
+    t = one_round(reply, [meet, Meeter(name="left"), Meeter(name="right")])
+    assert [str(m.content) for m in tool_messages(t)] == ["a", "b", "left", "right"]
+
+
+def test_waiting_for_a_class_based_tool_does_not_count_against_the_timeout() -> None:
+    ledger = Ledger()
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "ledger", "args": {"entry": e, "seconds": 0.4}, "id": e}
+            for e in ["a", "b", "c"]
+        ],
+    )
+    t = one_round(reply, [ledger], tool_timeout=1.0)  # 1.2 s in all, 0.4 s each
+    assert [c.status for c in t.tool_calls()] == ["ok", "ok", "ok"]
+    assert ledger.entries == ["a", "b", "c"]

@@ -112,3 +112,20 @@ def test_explicit_schema() -> None:
     schema = convert_to_openai_tool(notebook)["function"]["parameters"]
     assert schema["required"] == ["action"]
     assert schema["properties"]["action"]["enum"] == ["write", "read", "list", "delete"]
+
+
+def test_the_engine_reports_the_schemas_own_validation_as_invalid_arguments() -> None:
+    from langchain_core.messages import AIMessage
+
+    from agentloop import run_agent_sync
+    from agentloop.testing import ScriptedChatModel
+
+    write = AIMessage(
+        content="",
+        tool_calls=[{"name": "notebook", "args": {"action": "write", "key": "k"}, "id": "c1"}],
+    )
+    tool = NotebookTool()
+    t = run_agent_sync(ScriptedChatModel([write, "done"]), [tool], "go")
+    (call,) = t.tool_calls()
+    assert call.status == "invalid_args" and call.error is not None
+    assert "needs text" in call.error and tool.notes == {}
