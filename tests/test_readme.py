@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -26,3 +27,24 @@ def test_quickstart_holds_exactly_the_two_commands() -> None:
     quickstart = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```sh\n(.*?)```", quickstart, re.S)
     assert block.split("\n")[:-1] == ["make demo", "make test"]
+
+
+def test_provider_example_registers_a_working_source(monkeypatch: Any) -> None:
+    import anyio
+    from langchain_openai import ChatOpenAI
+
+    import agentloop.models._base as base
+    from agentloop.models import open_model
+
+    monkeypatch.setattr(base, "_PROVIDERS", dict(base._PROVIDERS))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    block = next(b for b in _python_blocks() if "register_provider(" in b)
+    exec(compile(block, "README.md", "exec"), {})
+
+    async def main() -> Any:
+        async with open_model("mine:my-model", {"temperature": 0}) as source:
+            return source.for_sample("s", 1), source.retry_policy, source.tool_executor("s", 1)
+
+    model, policy, executor = anyio.run(main)
+    assert isinstance(model, ChatOpenAI) and model.model_name == "my-model"
+    assert (policy, executor) == (None, None)

@@ -2,9 +2,12 @@
 
 Rounds (``_loop``), reply normalisation (``_reply``: call ids, malformed and recovered
 calls), dispatch (``_dispatch``: lookup, validation, timeouts, error templates), tool
-invocation (``_invoke``), tool-output serialisation (``_serialize``), retrying model
-errors (``_retry``), the trajectory record (``_trajectory``), tool loading by import
-path (``_tool_loading``) and ``<tool_call>`` text recovery (``_content_calls``).
+invocation (``_invoke``; sync tools in daemon threads, ``_threads``), who answers a
+round's calls (``_executor``: the dispatcher or recorded results), tool-output
+serialisation (``_serialize``), retrying model errors (``_retry``), the trajectory
+record (``_trajectory``), tool loading by import path (``_tool_loading``),
+``<tool_call>`` text recovery (``_content_calls``) and the sync wrapper's event loop
+(``_sync``).
 
 The engine knows nothing of models' providers, the harness or the CLI.
 """
@@ -19,8 +22,10 @@ from agentloop.engine._dispatch import (
     PendingCall,
     ToolDispatcher,
 )
+from agentloop.engine._executor import ExecutorFactory, RecordedToolResults, ToolExecutor
 from agentloop.engine._loop import (
     MessagesInput,
+    ToolExecution,
     ToolsInput,
     run_agent,
     run_agent_sync,
@@ -57,8 +62,10 @@ from agentloop.engine._trajectory import (
 __all__ = [
     "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
     "ContentCallParser",
+    "ExecutorFactory",
     "MessagesInput",
     "PendingCall",
+    "RecordedToolResults",
     "RetryPolicy",
     "StepRecord",
     "StopReason",
@@ -66,6 +73,8 @@ __all__ = [
     "ToolCallRecord",
     "ToolCallStatus",
     "ToolDispatcher",
+    "ToolExecution",
+    "ToolExecutor",
     "ToolsInput",
     "Trajectory",
     "call_with_retry",

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
-import anyio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agentloop.engine._dispatch import ToolDispatcher
+from agentloop._secrets import is_secret_name
+from agentloop.engine._dispatch import PendingCall, ToolDispatcher
+from agentloop.engine._executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._retry import RetryPolicy, call_with_retry
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
-from agentloop.engine._trajectory import StepRecord, TokenUsage, Trajectory
+from agentloop.engine._sync import run_sync
+from agentloop.engine._trajectory import (
+    StepRecord,
+    StopReason,
+    TokenUsage,
+    ToolCallRecord,
+    Trajectory,
+)
 
 __all__ = [
     "MessagesInput",
+    "ToolExecution",
     "ToolsInput",
     "run_agent",
     "run_agent_sync",
@@ -30,9 +38,7 @@ __all__ = [
 
 MessagesInput = str | Sequence[BaseMessage | dict[str, Any]]
 ToolsInput = Sequence[BaseTool | Callable[..., Any] | dict[str, Any]]
-
-_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
-
+ToolExecution = Literal["parallel", "sequential"]
 
 def _to_messages(messages: MessagesInput) -> list[BaseMessage]:
     if isinstance(messages, str):
@@ -59,6 +65,11 @@ def split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
     return runnable, bindable
 
 
+def _schema_name(schema: dict[str, Any]) -> str:
+    name: str = convert_to_openai_tool(schema)["function"]["name"]
+    return name
+
+
 def describe_model(model: Any) -> dict[str, Any]:
     """Model name and sampling parameters, from LangChain's tracing params; never secrets."""
     try:
@@ -68,7 +79,7 @@ def describe_model(model: Any) -> dict[str, Any]:
     info: dict[str, Any] = {}
     for key, value in params.items():
         name = key.removeprefix("ls_")
-        if name == "max_tokens" or not any(w in name.lower() for w in _SECRET_WORDS):
+        if not is_secret_name(name):
             info[name] = value
     return info
 
@@ -84,42 +95,91 @@ def _usage(message: AIMessage) -> TokenUsage | None:
     )
 
 
+def _content_parser(option: bool | ContentCallParser | None) -> ContentCallParser | None:
+    if option is None or option is False:
+        return None
+    if option is True:
+        from agentloop.engine._content_calls import parse_content_tool_calls
+
+        return parse_content_tool_calls
+    if callable(option):
+        return option
+    raise TypeError(
+        f"parse_content_tool_calls must be a bool or a parser function, not {option!r}"
+    )
+
+
+def _not_run(calls: Sequence[PendingCall]) -> list[ToolCallRecord]:
+    """Records of calls a single-turn evaluation keeps without running them."""
+    return [
+        ToolCallRecord(
+            id=c.id,
+            original_id=c.original_id,
+            name=c.name,
+            args=c.args,
+            raw_args=c.raw_args,
+            status="not_run",
+            recovered=c.recovered,
+        )
+        for c in calls
+    ]
+
+
 async def run_agent(
     model: BaseChatModel,
     tools: ToolsInput,
     messages: MessagesInput,
     *,
     max_rounds: int = 5,
+    single_turn: bool = False,
     tool_timeout: float | None = None,
     parallel_tool_calls: bool = True,
+    tool_execution: ToolExecution = "parallel",
     tool_choice: str | dict[str, Any] | None = None,
     max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
     retry: RetryPolicy | None = None,
-    parse_content_tool_calls: ContentCallParser | None = None,
+    parse_content_tool_calls: bool | ContentCallParser = False,
     raise_on_error: bool = False,
-    dispatcher: ToolDispatcher | None = None,
+    tool_executor: ExecutorFactory | None = None,
 ) -> Trajectory:
     """Run the tool loop until the model answers, the round cap is hit, or the model fails.
 
     A round is one model call that requests tools plus the execution of those calls.
     After ``max_rounds`` rounds the model is called once more to answer; tools it still
     requests are answered with an error and not run (``stop_reason="max_rounds"``).
-    ``parallel_tool_calls`` is sent to the provider only when false; one round's calls
-    then run one by one. ``retry`` (default: ``RetryPolicy()``) retries temporary model
-    errors; retries never count as rounds. A model error ends the run with
-    ``stop_reason="error"`` unless ``raise_on_error`` is set. ``dispatcher`` replaces
-    tool execution (replay serves recorded results through it); ``tools`` are then
-    only bound.
+    ``single_turn`` calls the model once and records the calls it asks for without
+    running them (``stop_reason="tool_calls"``, call status ``not_run``), the way
+    tool-call benchmarks score a first reply.
+
+    ``parallel_tool_calls`` is only what the provider is asked (sent when false);
+    ``tool_execution`` decides how one round's calls run: ``parallel`` (concurrently,
+    results in call order) or ``sequential`` (one by one, in call order).
+    ``tool_timeout`` (seconds) and ``max_tool_output_chars`` apply to every call.
+    ``retry`` (default: ``RetryPolicy()``) retries temporary model errors; retries never
+    count as rounds. A model error ends the run with ``stop_reason="error"`` unless
+    ``raise_on_error`` is set. ``parse_content_tool_calls``: True recovers
+    ``<tool_call>`` blocks a server left in the text, or pass your own parser.
+    ``tool_executor`` receives the dispatcher built here and returns what answers the
+    calls instead (replay serves recorded results this way).
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
+    if tool_execution not in ("parallel", "sequential"):
+        raise ValueError(
+            f"tool_execution must be 'parallel' or 'sequential', not {tool_execution!r}"
+        )
+    parse_content = _content_parser(parse_content_tool_calls)
     started = time.perf_counter()
     history = _to_messages(messages)
     runnable, bindable = split_tools(tools)
-    if dispatcher is None:
-        dispatcher = ToolDispatcher(
-            runnable, timeout=tool_timeout, max_output_chars=max_tool_output_chars
-        )
+    dispatcher = ToolDispatcher(
+        runnable,
+        timeout=tool_timeout,
+        max_output_chars=max_tool_output_chars,
+        schema_only=[_schema_name(b) for b in bindable if isinstance(b, dict)],
+    )
+    executor: ToolExecutor = dispatcher if tool_executor is None else tool_executor(dispatcher)
+    parallel = tool_execution == "parallel"
     bound: Any = model
     if bindable:
         bind_kwargs: dict[str, Any] = {}
@@ -133,7 +193,7 @@ async def run_agent(
     steps: list[StepRecord] = []
     rounds = 0
 
-    def finish(stop: Any, error: str | None = None) -> Trajectory:
+    def finish(stop: StopReason, error: str | None = None) -> Trajectory:
         return Trajectory.build(
             history,
             steps,
@@ -162,21 +222,22 @@ async def run_agent(
         latency = time.perf_counter() - call_started
         if not isinstance(reply, AIMessage):
             reply = AIMessage(content=getattr(reply, "content", str(reply)))
-        reply, calls = pending_calls(reply, ids, len(steps), parse_content_tool_calls)
+        reply, calls = pending_calls(reply, ids, len(steps), parse_content)
         history.append(reply)
+        step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries)
+        steps.append(step)
         if not calls:
-            steps.append(StepRecord(latency_s=latency, usage=_usage(reply), retries=retries))
             return finish("final")
+        if single_turn:
+            step.tool_calls = _not_run(calls)
+            return finish("tool_calls")
         out_of_rounds = rounds >= max_rounds
         if out_of_rounds:
-            tool_messages, records = dispatcher.refuse(calls, max_rounds)
+            tool_messages, step.tool_calls = executor.refuse(calls, max_rounds)
         else:
-            tool_messages, records = await dispatcher.run(calls, parallel=parallel_tool_calls)
+            tool_messages, step.tool_calls = await executor.run(calls, parallel=parallel)
             rounds += 1
         history.extend(tool_messages)
-        steps.append(
-            StepRecord(latency_s=latency, usage=_usage(reply), retries=retries, tool_calls=records)
-        )
         if out_of_rounds:
             return finish("max_rounds")
 
@@ -184,11 +245,9 @@ async def run_agent(
 def run_agent_sync(
     model: BaseChatModel, tools: ToolsInput, messages: MessagesInput, **options: Any
 ) -> Trajectory:
-    """``run_agent`` for synchronous callers (same arguments, same result)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return anyio.run(functools.partial(run_agent, model, tools, messages, **options))
-    raise RuntimeError(
-        "run_agent_sync was called inside a running event loop; await run_agent instead"
-    )
+    """``run_agent`` for synchronous callers (same arguments, same result).
+
+    Every call runs on one background event loop, so a model client that keeps
+    connections alive (``ChatOpenAI``) can be used by repeated calls.
+    """
+    return run_sync(lambda: run_agent(model, tools, messages, **options), "run_agent")

@@ -16,11 +16,9 @@ from agentloop.models._base import (
     ModelSource,
     ProviderFactory,
     check_spec,
-    dispatcher_of,
     known_prefixes,
     open_model,
     register_provider,
-    retry_policy_of,
 )
 from agentloop.models._local import (
     KNOWN_LOCAL_MODELS,
@@ -47,7 +45,7 @@ from agentloop.models._recording import (
     signature_difference,
     tool_schemas,
 )
-from agentloop.models._replay import ReplayChatModel, ReplayDispatcher, ReplaySource
+from agentloop.models._replay import ReplayChatModel, ReplaySource
 from agentloop.models._scripted import (
     ScriptedSource,
 )
@@ -62,14 +60,12 @@ __all__ = [
     "ProviderFactory",
     "Recording",
     "ReplayChatModel",
-    "ReplayDispatcher",
     "ReplaySource",
     "ReplayedModelError",
     "ReplayedTransientError",
     "ScriptedSource",
     "build_chat_openai",
     "check_spec",
-    "dispatcher_of",
     "known_prefixes",
     "load_recordings",
     "message_difference",
@@ -80,7 +76,6 @@ __all__ = [
     "recorded_error",
     "register_provider",
     "request_signature",
-    "retry_policy_of",
     "short",
     "signature_difference",
     "tool_schemas",

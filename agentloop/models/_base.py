@@ -1,79 +1,63 @@
-"""The provider registry and the ``ModelSource`` protocol."""
+"""The provider registry and the ``ModelSource`` base class every provider returns."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+import abc
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.tools import BaseTool
 
-from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS, RetryPolicy, ToolDispatcher
+from agentloop.engine import ExecutorFactory, RetryPolicy
 from agentloop.errors import ModelSpecError
 
 __all__ = [
     "ModelSource",
     "ProviderFactory",
     "check_spec",
-    "dispatcher_of",
     "known_prefixes",
     "open_model",
     "register_provider",
-    "retry_policy_of",
 ]
 
 
-class ModelSource(Protocol):
+class ModelSource(abc.ABC):
     """Hands out the chat model for one sample and epoch; closed when the run ends.
 
-    Optional members, read with :func:`retry_policy_of` and :func:`dispatcher_of`:
-
-    - ``retry_policy``: the ``RetryPolicy`` to give ``run_agent(retry=...)`` (live
-      sources build theirs from the ``max_retries``/``retry_*`` options);
-    - ``dispatcher_for_sample(sample_id, epoch, tools, *, timeout, max_output_chars)``:
-      a ``ToolDispatcher`` to give ``run_agent(dispatcher=...)`` (replay serves recorded
-      tool results through it), or None to run the tools normally.
+    Providers subclass it; only ``for_sample`` is required. The other members have
+    defaults that change nothing: no retry policy of its own (the run's applies),
+    tools executed normally, no tool differences to report, nothing to close.
     """
 
+    retry_policy: RetryPolicy | None = None
+    """The policy for ``run_agent(retry=...)``; live sources build theirs from the
+    ``max_retries``/``retry_*`` options. None: the engine's default."""
+
+    @abc.abstractmethod
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
         """The model that answers this sample (a shared client or a per-sample double)."""
-        ...
+
+    def tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory | None:
+        """What answers this sample's tool calls instead of running them (replay serves
+        recorded results), given to ``run_agent(tool_executor=...)``; None runs the tools."""
+        return None
+
+    def tool_differences(self, sample_id: str, epoch: int) -> list[str]:
+        """Notes on tool outputs that differed from a recording (replay with live tools)."""
+        return []
 
     async def aclose(self) -> None:
         """Release what the source holds (connections, child processes)."""
-        ...
-
-
-def retry_policy_of(source: Any) -> RetryPolicy | None:
-    """The source's own retry policy, or None (then use the run's)."""
-    policy = getattr(source, "retry_policy", None)
-    return policy if isinstance(policy, RetryPolicy) else None
-
-
-def dispatcher_of(
-    source: Any,
-    sample_id: str,
-    epoch: int,
-    tools: Sequence[BaseTool],
-    *,
-    timeout: float | None = None,
-    max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-) -> ToolDispatcher | None:
-    """The source's tool dispatcher for this sample, or None to run the tools normally."""
-    make = getattr(source, "dispatcher_for_sample", None)
-    if make is None:
         return None
-    dispatcher: ToolDispatcher | None = make(
-        sample_id, epoch, tools, timeout=timeout, max_output_chars=max_output_chars
-    )
-    return dispatcher
 
 
 # A provider gets the spec's value (after the prefix), the sampling params sent with
 # each request (temperature, max_tokens, seed, ...) and the connection options
 # (base_url, api_key_env, max_retries, request_timeout, ...).
-ProviderFactory = Callable[[str, dict[str, Any], dict[str, Any]], Any]
+ProviderFactory = Callable[
+    [str, dict[str, Any], dict[str, Any]], ModelSource | Awaitable[ModelSource]
+]
 _PROVIDERS: dict[str, ProviderFactory] = {}
 
 
@@ -119,9 +103,12 @@ async def open_model(
     An unknown option name is the provider's to reject with ``ModelSpecError``.
     """
     prefix, value = _split(spec)
-    source = _PROVIDERS[prefix](value, dict(params or {}), dict(options or {}))
-    if hasattr(source, "__await__"):
-        source = await source
+    opened = _PROVIDERS[prefix](value, dict(params or {}), dict(options or {}))
+    source = await opened if isinstance(opened, Awaitable) else opened
+    if not isinstance(source, ModelSource):
+        raise TypeError(
+            f"the {prefix!r} provider returned {type(source).__name__}, not a ModelSource"
+        )
     try:
         yield source
     finally:

@@ -12,9 +12,9 @@ Recorded retries and model errors are replayed too (retries without waiting), so
 replayed run's results equal the original's apart from timings.
 
 Tool results come from the recording (``replay_tools: recorded``, the default) through
-:meth:`ReplaySource.dispatcher_for_sample`. With ``replay_tools: live`` the tools run
-again; each output that differs from the recording is logged as a warning line and
-listed by :meth:`ReplaySource.tool_differences`.
+:meth:`ReplaySource.tool_executor` (the engine's ``RecordedToolResults``). With
+``replay_tools: live`` the tools run again; each output that differs from the
+recording is logged as a warning line and listed by :meth:`ReplaySource.tool_differences`.
 """
 
 from __future__ import annotations
@@ -25,22 +25,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import ConfigDict, PrivateAttr
 
 from agentloop.engine import (
-    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-    PendingCall,
+    ExecutorFactory,
+    RecordedToolResults,
     RetryPolicy,
-    ToolCallRecord,
     ToolDispatcher,
     message_to_openai,
-    split_tools,
 )
 from agentloop.errors import ModelSpecError, ReplayMismatchError
-from agentloop.models._base import register_provider
+from agentloop.models._base import ModelSource, register_provider
 from agentloop.models._local import LOCAL_OPTIONS
 from agentloop.models._openai import OPENAI_OPTIONS
 from agentloop.models._recording import (
@@ -50,7 +48,6 @@ from agentloop.models._recording import (
     message_difference,
     recorded_error,
     request_signature,
-    short,
     signature_difference,
     tool_schemas,
 )
@@ -58,7 +55,6 @@ from agentloop.models._recording import (
 __all__ = [
     "Recording",
     "ReplayChatModel",
-    "ReplayDispatcher",
     "ReplaySource",
     "load_recordings",
     "request_signature",
@@ -158,88 +154,7 @@ class ReplayChatModel(BaseChatModel):
         return self._next(messages, kwargs)
 
 
-class ReplayDispatcher(ToolDispatcher):
-    """Serves recorded tool results by call id, or re-runs the tools and compares."""
-
-    def __init__(
-        self,
-        recording: Recording | None,
-        state: _SampleState,
-        tools: Sequence[Any],
-        *,
-        live: bool,
-        timeout: float | None = None,
-        max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-    ) -> None:
-        runnable, _ = split_tools(tools)
-        super().__init__(runnable, timeout=timeout, max_output_chars=max_output_chars)
-        self.recording = recording
-        self.state = state
-        self.live = live
-
-    def _where(self) -> str:
-        rec = self.recording
-        return f"sample {rec.sample_id!r} epoch {rec.epoch}" if rec is not None else "a sample"
-
-    def _recorded(
-        self, call: PendingCall, refused: bool = False
-    ) -> tuple[ToolMessage, ToolCallRecord]:
-        rec = self.recording
-        found = rec.tool_results.get(call.id) if rec is not None else None
-        where = self._where()
-        if found is None:
-            raise ReplayMismatchError(
-                f"replay: {where}: tool call {call.id} ({call.name}) has no recorded result"
-            )
-        record = found[1]
-        if (record.name, record.args, record.raw_args) != (call.name, call.args, call.raw_args):
-            raise ReplayMismatchError(
-                f"replay: {where}: tool call {call.id} differs from the recording: recorded "
-                f"{record.name}({short(record.args or record.raw_args)}), "
-                f"now {call.name}({short(call.args or call.raw_args)})"
-            )
-        if (record.status == "round_limit") != refused:
-            now, then = ("refused", "run") if refused else ("run", "refused")
-            raise ReplayMismatchError(
-                f"replay: {where}: tool call {call.id} ({call.name}) is {now} now "
-                f"(round limit) but was {then} in the recording"
-            )
-        return found[0].model_copy(), record.model_copy()
-
-    def _compare(self, call: PendingCall, recorded: ToolMessage, rec_call: ToolCallRecord,
-                 message: ToolMessage, record: ToolCallRecord) -> None:  # fmt: skip
-        if (message.content, record.status) == (recorded.content, rec_call.status):
-            return
-        note = (
-            f"replay: {self._where()}: tool {call.name} (call {call.id}) output differs from the "
-            f"recording: recorded {rec_call.status} {short(recorded.content)}, "
-            f"now {record.status} {short(message.content)}"
-        )
-        log.warning(note)
-        self.state.diffs.append(note)
-        self.state.changed_ids.add(call.id)
-
-    async def run(
-        self, calls: Sequence[PendingCall], *, parallel: bool = True
-    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
-        recorded = [self._recorded(c) for c in calls]
-        if not self.live:
-            return [r[0] for r in recorded], [r[1] for r in recorded]
-        messages, records = await super().run(calls, parallel=parallel)
-        for index, call in enumerate(calls):
-            self._compare(call, *recorded[index], messages[index], records[index])
-        return messages, records
-
-    def refuse(
-        self, calls: Sequence[PendingCall], max_rounds: int
-    ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
-        recorded = [self._recorded(c, refused=True) for c in calls]
-        if self.live:
-            return super().refuse(calls, max_rounds)
-        return [r[0] for r in recorded], [r[1] for r in recorded]
-
-
-class ReplaySource:
+class ReplaySource(ModelSource):
     """Replay models (and tool results) for every recorded (sample, epoch)."""
 
     def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
@@ -277,23 +192,25 @@ class ReplaySource:
         model._report = self.mismatches.append
         return model
 
-    def dispatcher_for_sample(
-        self,
-        sample_id: str,
-        epoch: int,
-        tools: Sequence[Any],
-        *,
-        timeout: float | None = None,
-        max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-    ) -> ReplayDispatcher:
-        return ReplayDispatcher(
-            self.recordings.get((sample_id, epoch)),
-            self._state(sample_id, epoch),
-            tools,
-            live=self.live_tools,
-            timeout=timeout,
-            max_output_chars=max_output_chars,
-        )
+    def tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory:
+        recording = self.recordings.get((sample_id, epoch))
+        state = self._state(sample_id, epoch)
+
+        def on_difference(call_id: str, note: str) -> None:
+            log.warning(note)
+            state.diffs.append(note)
+            state.changed_ids.add(call_id)
+
+        def wrap(dispatcher: ToolDispatcher) -> RecordedToolResults:
+            return RecordedToolResults(
+                dispatcher,
+                recording.tool_results if recording is not None else {},
+                live=self.live_tools,
+                where=f"sample {sample_id!r} epoch {epoch}",
+                on_difference=on_difference,
+            )
+
+        return wrap
 
     def tool_differences(self, sample_id: str, epoch: int) -> list[str]:
         """Warning lines for re-run tools whose output differed (``replay_tools: live``)."""

@@ -15,13 +15,13 @@ from typing import Any
 import yaml
 
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import register_provider
+from agentloop.models._base import ModelSource, register_provider
 from agentloop.testing import ScriptedChatModel, to_ai_message
 
 __all__ = ["ScriptedSource"]
 
 
-class ScriptedSource:
+class ScriptedSource(ModelSource):
     """A fresh ``ScriptedChatModel`` per sample and epoch, from a script file."""
 
     def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:

@@ -169,12 +169,22 @@ def test_one_rounds_calls_run_concurrently() -> None:
     assert s2 < e1 and s1 < e2  # intervals overlap
 
 
-def test_parallel_false_runs_calls_one_by_one() -> None:
+def test_sequential_execution_runs_calls_one_by_one_in_order() -> None:
     wait, spans = _overlap_probe()
     reply = calls(("wait", {"label": "a"}, "1"), ("wait", {"label": "b"}, "2"))
-    run(ScriptedChatModel([reply, "ok"]), [wait], parallel_tool_calls=False)
-    (_, _s1, e1), (_, s2, _e2) = spans
-    assert s2 >= e1
+    run(ScriptedChatModel([reply, "ok"]), [wait], tool_execution="sequential")
+    (a, _s1, e1), (b, s2, _e2) = spans
+    assert (a, b) == ("a", "b") and s2 >= e1
+
+
+def test_parallel_tool_calls_false_is_only_what_the_provider_is_asked() -> None:
+    wait, spans = _overlap_probe()
+    reply = calls(("wait", {"label": "a"}, "1"), ("wait", {"label": "b"}, "2"))
+    model = ScriptedChatModel([reply, "ok"])
+    run(model, [wait], parallel_tool_calls=False)
+    (_, s1, e1), (_, s2, e2) = spans
+    assert model.binds[0]["parallel_tool_calls"] is False
+    assert s2 < e1 and s1 < e2  # the calls it sent anyway still ran concurrently
 
 
 def test_sync_and_async_tools_give_the_same_messages() -> None:

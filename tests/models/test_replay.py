@@ -14,7 +14,7 @@ from langchain_core.tools import tool
 
 from agentloop import ModelSpecError, ReplayMismatchError, RetryPolicy, Trajectory, run_agent
 from agentloop.engine._content_calls import parse_content_tool_calls
-from agentloop.models import open_model, retry_policy_of
+from agentloop.models import open_model
 from agentloop.models._replay import ReplaySource, request_signature
 from agentloop.testing import ScriptedChatModel, tool_call
 
@@ -77,8 +77,8 @@ def replay(
             assert isinstance(source, ReplaySource)
             traj = await run_agent(
                 source.for_sample(sample, 1), tools, messages,
-                retry=retry_policy_of(source),
-                dispatcher=source.dispatcher_for_sample(sample, 1, tools), **kwargs,
+                retry=source.retry_policy,
+                tool_executor=source.tool_executor(sample, 1), **kwargs,
             )  # fmt: skip
             return traj, source
 
