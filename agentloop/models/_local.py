@@ -12,25 +12,19 @@ or the path of any ``.gguf`` file.
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib
 import importlib.util
 import os
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import openai
 
+from agentloop.engine import RetryPolicy
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import register_provider
+from agentloop.models._base import ModelSource, register_provider
+from agentloop.models._local_server import LocalServer
 from agentloop.models._openai import (
     CONNECTION_OPTIONS,
     CompatChatOpenAI,
@@ -61,8 +55,8 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     # The server rejects null content (HTTP 500) and reads only the legacy max_tokens.
     "empty_content_for_tool_calls": True,
     "max_tokens_field": "max_tokens",
-    # chatml-function-calling drops tool messages from the prompt, and with a kept
-    # forced choice the model could only call tools again; "auto" ignores max_tokens.
+    # chatml-function-calling drops tool messages from the prompt. After the results,
+    # "none" asks for a text answer; the usual "auto" would ignore max_tokens here.
     "tool_results_as_user": True,
     "followup_tool_choice": "none",
     "required_as_named": True,  # the server has no "required" (it fails an assert)
@@ -78,30 +72,6 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "server_args": [],
 }
 LOCAL_OPTIONS = frozenset(LOCAL_DEFAULTS)
-
-# The child watches its parent and exits when orphaned (even if we were SIGKILLed).
-_BOOTSTRAP = """
-import os, runpy, sys, threading, time
-parent = os.getppid()
-def watch():
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != parent:
-            os._exit(3)
-threading.Thread(target=watch, daemon=True).start()
-sys.argv = ["llama_cpp.server", *sys.argv[1:]]
-runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-"""
-
-_LIVE: set[LocalServer] = set()
-
-
-def _stop_all_at_exit() -> None:
-    for server in list(_LIVE):
-        server.stop(grace_s=3.0)
-
-
-atexit.register(_stop_all_at_exit)
 
 
 def _missing(modules: tuple[str, ...]) -> list[str]:
@@ -135,146 +105,16 @@ def resolve_model_path(value: str) -> tuple[Path, str]:
     )
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class LocalServer:
-    """One llama-cpp-python server child process on 127.0.0.1."""
-
-    def __init__(self, model_path: Path, alias: str, args: list[str]) -> None:
-        self.model_path = model_path
-        self.alias = alias
-        self.args = args
-        self.port = 0
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log: IO[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def command(self) -> list[str]:
-        """``python -m llama_cpp.server ...`` (run through the orphan watchdog)."""
-        return [
-            sys.executable,
-            "-c",
-            _BOOTSTRAP,
-            "--model", str(self.model_path),
-            "--model_alias", self.alias,
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--interrupt_requests", "False",
-            *self.args,
-        ]  # fmt: skip
-
-    def log_tail(self, lines: int = 25) -> str:
-        """The last lines of the server's output (for error messages)."""
-        if self._log is None:
-            return ""
-        try:
-            self._log.flush()
-            text = Path(self._log.name).read_bytes().decode("utf-8", "replace")
-        except OSError:
-            return ""
-        return "\n".join(text.rstrip().splitlines()[-lines:])
-
-    async def start(self, timeout_s: float) -> None:
-        """Start the child and wait until it answers ``/v1/models``; clean up on failure."""
-        # Closed in _release (the server writes to it for the whole run).
-        self._log = tempfile.NamedTemporaryFile(prefix="agentloop-llama-", suffix=".log")  # noqa: SIM115
-        self.port = _free_port()
-        try:
-            # Output to a file, not a pipe: nobody reads a pipe while the run goes on,
-            # and a full pipe would block the server.
-            self.process = subprocess.Popen(
-                self.command(),
-                stdin=subprocess.DEVNULL,
-                stdout=self._log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # own process group: killed as a whole
-            )
-            _LIVE.add(self)
-            await self._wait_ready(timeout_s)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await self.astop()
-            raise
-
-    async def _wait_ready(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        probe = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key="local", max_retries=0, timeout=5.0
-        )
-        async with probe:
-            while True:
-                assert self.process is not None
-                code = self.process.poll()
-                if code is not None:
-                    raise ModelSpecError(
-                        f"the local model server exited with code {code} during startup:\n"
-                        f"{self.log_tail()}"
-                    )
-                try:
-                    await probe.models.list()
-                    return
-                except openai.OpenAIError:
-                    pass  # not listening yet
-                if time.monotonic() > deadline:
-                    raise ModelSpecError(
-                        f"the local model server did not answer within {timeout_s:g} s:\n"
-                        f"{self.log_tail()}"
-                    )
-                await anyio.sleep(0.25)
-
-    def _signal(self, sig: int) -> None:
-        assert self.process is not None
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, sig)
-
-    def stop(self, grace_s: float = 10.0) -> None:
-        """Terminate the process group, wait, then kill (blocking; idempotent)."""
-        if self.process is not None and self.process.poll() is None:
-            self._signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                self._signal(signal.SIGKILL)
-                self.process.wait(timeout=grace_s)
-        self._release()
-
-    async def astop(self, grace_s: float = 10.0) -> None:
-        """``stop`` without blocking the event loop; not interrupted by cancellation."""
-        with anyio.CancelScope(shield=True):
-            if self.process is not None and self.process.poll() is None:
-                self._signal(signal.SIGTERM)
-                deadline = time.monotonic() + grace_s
-                while self.process.poll() is None and time.monotonic() < deadline:
-                    await anyio.sleep(0.05)
-                if self.process.poll() is None:
-                    self._signal(signal.SIGKILL)
-                    await anyio.to_thread.run_sync(self.process.wait)
-            self._release()
-
-    def _release(self) -> None:
-        _LIVE.discard(self)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-
-
-class LocalSource:
+class LocalSource(ModelSource):
     """The running server and the one ``ChatOpenAI`` client that talks to it."""
 
-    def __init__(self, server: LocalServer, model: CompatChatOpenAI, options: dict[str, Any],
+    def __init__(self, server: LocalServer, model: CompatChatOpenAI, retry_policy: RetryPolicy,
                  http: openai.DefaultAsyncHttpxClient) -> None:  # fmt: skip
         self.server = server
         self.model = model
         self.name = server.alias
         self.base_url = server.base_url
-        self.retry_policy = retry_policy_from(options)
+        self.retry_policy = retry_policy
         self._http = http
 
     def for_sample(self, sample_id: str, epoch: int) -> CompatChatOpenAI:
@@ -289,22 +129,46 @@ class LocalSource:
 
 
 def _server_args(options: dict[str, Any]) -> list[str]:
-    threads = options["n_threads"] or max(1, os.cpu_count() or 1)
+    """The server's command-line arguments, from checked options."""
+    for name in ("n_ctx", "n_threads"):
+        value = options[name]
+        if name == "n_threads" and value is None:
+            continue  # all cores
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ModelSpecError(f"model option {name} must be a positive integer, not {value!r}")
+    if not isinstance(options["chat_format"], str) or not options["chat_format"]:
+        raise ModelSpecError("model option chat_format must be a chat format name")
     extra = options["server_args"]
     if not isinstance(extra, list) or not all(isinstance(a, str) for a in extra):
         raise ModelSpecError("model option server_args must be a list of strings")
+    threads = options["n_threads"] or max(1, os.cpu_count() or 1)
     return [
-        "--n_ctx", str(int(options["n_ctx"])),
-        "--n_threads", str(int(threads)),
-        "--chat_format", str(options["chat_format"]),
+        "--n_ctx", str(options["n_ctx"]),
+        "--n_threads", str(threads),
+        "--chat_format", options["chat_format"],
         *extra,
     ]  # fmt: skip
 
 
+def _startup_timeout(options: dict[str, Any]) -> float:
+    value = options["startup_timeout_s"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ModelSpecError(
+            f"model option startup_timeout_s must be a positive number, not {value!r}"
+        )
+    return float(value)
+
+
 async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]) -> LocalSource:
-    """Start the server for ``local:<value>`` and return a source talking to it."""
+    """Start the server for ``local:<value>`` and return a source talking to it.
+
+    Every param and option is checked before the (slow) start; once the child runs, any
+    error stops it again.
+    """
     options = check_options(options, LOCAL_OPTIONS, LOCAL_DEFAULTS, "local")
-    params = check_params(params)  # before the slow start, not after
+    params = check_params(params)
+    retry_policy = retry_policy_from(options)
+    args, startup_timeout_s = _server_args(options), _startup_timeout(options)
     missing = _missing(_SERVER_MODULES)
     if missing:
         raise ModelSpecError(
@@ -312,18 +176,23 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
             f"installed (missing: {', '.join(missing)}): {INSTALL_HINT}"
         )
     path, alias = await anyio.to_thread.run_sync(resolve_model_path, value)
-    server = LocalServer(path, alias, _server_args(options))
-    await server.start(float(options["startup_timeout_s"]))
-    http = openai.DefaultAsyncHttpxClient()
+    server = LocalServer(path, alias, args)
+    await server.start(startup_timeout_s)
+    http: openai.DefaultAsyncHttpxClient | None = None
     try:
+        http = openai.DefaultAsyncHttpxClient()
         model = build_chat_openai(
             alias, params, options, base_url=server.base_url, api_key="local", http_client=http
         )
+        return LocalSource(server, model, retry_policy, http)
     except BaseException:
-        await http.aclose()
-        await server.astop()
+        with anyio.CancelScope(shield=True):
+            try:
+                if http is not None:
+                    await http.aclose()
+            finally:
+                await server.astop()
         raise
-    return LocalSource(server, model, options, http)
 
 
 register_provider("local", open_local)

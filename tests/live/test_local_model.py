@@ -19,7 +19,7 @@ import pytest
 from agentloop.harness._config import load_config
 from agentloop.harness._results import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
-from agentloop.models import _local as local
+from agentloop.models import _local_server
 
 pytestmark = pytest.mark.live
 
@@ -78,7 +78,7 @@ def test_local_model_end_to_end_and_replay(
     run_dir = outcome.run_dir
 
     # The server stopped with the run: nothing left behind.
-    assert not local._LIVE and _children() == []
+    assert not _local_server._LIVE and _children() == []
 
     lines = _lines(run_dir)
     assert len(lines) >= 5

@@ -17,6 +17,7 @@ from langchain_core.tools import tool
 
 from agentloop import ModelSpecError, run_agent
 from agentloop.models import _local as local
+from agentloop.models import _local_server as server_process
 from agentloop.models import open_model
 from agentloop.models._local import LocalServer
 from tests.support.openai_stub import StubServer, call, reply
@@ -82,7 +83,7 @@ def test_server_starts_answers_and_stops_with_its_process_group(tmp_path: Path) 
         await server.start(timeout_s=20)
         assert server.process is not None
         assert os.getpgid(server.process.pid) == server.process.pid  # its own group
-        assert server in local._LIVE
+        assert server in server_process._LIVE
         grandchild = int((tmp_path / "grandchild.pid").read_text())
         pid = server.process.pid
         await server.astop()
@@ -90,14 +91,14 @@ def test_server_starts_answers_and_stops_with_its_process_group(tmp_path: Path) 
 
     pid, grandchild = anyio.run(main)
     assert _gone(pid) and _gone(grandchild)
-    assert server not in local._LIVE
+    assert server not in server_process._LIVE
 
 
 def test_early_exit_reports_the_servers_output(tmp_path: Path) -> None:
     server = fake_server("crash", tmp_path)
     with pytest.raises(ModelSpecError, match=r"exited with code 1(.|\n)*boom: cannot load model"):
         anyio.run(server.start, 20)
-    assert server not in local._LIVE
+    assert server not in server_process._LIVE
 
 
 def test_startup_timeout_kills_the_child(tmp_path: Path) -> None:
@@ -123,8 +124,8 @@ def test_atexit_guard_stops_live_servers(tmp_path: Path) -> None:
     server = fake_server("serve", tmp_path)
     anyio.run(server.start, 20)
     assert server.process is not None
-    local._stop_all_at_exit()
-    assert _gone(server.process.pid) and not local._LIVE
+    server_process._stop_all_at_exit()
+    assert _gone(server.process.pid) and not server_process._LIVE
 
 
 def test_command_is_the_llama_cpp_server_on_loopback(tmp_path: Path) -> None:
@@ -208,3 +209,77 @@ def test_local_source_talks_openai_with_compat_defaults(
     result = {"role": "user", "content": "Result of get_weather: sunny in Boston"}
     assert second["messages"][2] == result  # chatml-function-calling drops the tool role
     assert second["tool_choice"] == "none"  # a forced choice is not repeated after results
+
+
+def _no_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Everything up to the server start works; starting it fails the test."""
+
+    async def start(self: LocalServer, timeout_s: float) -> None:
+        pytest.fail("the server was started before the options were checked")
+
+    monkeypatch.setattr(local, "_missing", lambda modules: [])
+    monkeypatch.setattr(local, "resolve_model_path", lambda value: (tmp_path / "m.gguf", value))
+    monkeypatch.setattr(LocalServer, "start", start)
+
+
+@pytest.mark.parametrize(
+    ("params", "options", "message"),
+    [
+        ({"temperature": "hot"}, {}, "model_params.temperature: Input should be a valid number"),
+        ({"max_tokens": "abc"}, {}, "model_params.max_tokens: Input should be a valid integer"),
+        ({}, {"max_retries": -1}, "model option max_retries must be a non-negative integer"),
+        ({}, {"retry_initial_delay_s": "x"}, "model option retry_initial_delay_s must be"),
+        ({}, {"request_timeout": "slow"}, "model option request_timeout must be"),
+        ({}, {"startup_timeout_s": "x"}, "model option startup_timeout_s must be"),
+        ({}, {"n_ctx": "big"}, "model option n_ctx must be a positive integer"),
+        ({}, {"n_threads": 0}, "model option n_threads must be a positive integer"),
+        ({}, {"chat_format": 3}, "model option chat_format must be"),
+        ({}, {"server_args": "--verbose"}, "model option server_args must be a list of strings"),
+    ],
+)  # fmt: skip
+def test_bad_params_and_options_fail_before_the_server_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, params: Any, options: Any, message: str
+) -> None:
+    _no_start(monkeypatch, tmp_path)
+
+    async def main() -> None:
+        async with open_model("local:gemma-3-270m", params, options):
+            pass
+
+    with pytest.raises(ModelSpecError) as info:
+        anyio.run(main)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("failing", ["build_chat_openai", "LocalSource"])
+def test_an_error_after_the_start_stops_the_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, failing: str
+) -> None:
+    """Whatever fails once the child runs, the child is stopped before the error leaves."""
+    started: list[LocalServer] = []
+
+    async def start(self: LocalServer, timeout_s: float) -> None:
+        started.append(self)
+        await real_start(self, timeout_s)
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("injected after start")
+
+    real_start = LocalServer.start
+    pid_file = str(tmp_path / "grandchild.pid")
+    monkeypatch.setattr(local, "_missing", lambda modules: [])
+    monkeypatch.setattr(local, "resolve_model_path", lambda value: (tmp_path / "m.gguf", value))
+    monkeypatch.setattr(LocalServer, "start", start)
+    monkeypatch.setattr(LocalServer, "command", lambda self: [
+        sys.executable, "-c", FAKE_SERVER, str(self.port), "serve", pid_file])  # fmt: skip
+    monkeypatch.setattr(local, failing, boom)
+
+    async def main() -> None:
+        async with open_model("local:gemma-3-270m", None, {"startup_timeout_s": 20}):
+            pass
+
+    with pytest.raises(RuntimeError, match="injected after start"):
+        anyio.run(main)
+    (server,) = started
+    assert server.process is not None and _gone(server.process.pid)
+    assert server not in server_process._LIVE

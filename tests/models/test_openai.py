@@ -18,7 +18,7 @@ from agentloop.engine._content_calls import parse_content_tool_calls
 from agentloop.engine._retry import is_transient
 from agentloop.harness._config import load_config
 from agentloop.harness._runner import run_eval_sync
-from agentloop.models import open_model, retry_policy_of
+from agentloop.models import open_model
 from agentloop.models._openai import read_dotenv
 from tests.support.harness import add_setup, read_results
 from tests.support.openai_stub import StubResponse, StubServer, call, error, reply
@@ -44,7 +44,7 @@ async def _agent(
     opts = {"base_url": stub.url, **FAST, **(options or {})}
     async with open_model("openai:stub-model", params, opts) as source:
         return await run_agent(
-            source.for_sample("s", 1), [add], messages, retry=retry_policy_of(source), **kwargs
+            source.for_sample("s", 1), [add], messages, retry=source.retry_policy, **kwargs
         )
 
 
@@ -175,7 +175,7 @@ def test_connection_errors_are_retried_then_reported() -> None:
         options = {"base_url": url, "max_retries": 2, **FAST}
         async with open_model("openai:m", None, options) as source:
             return await run_agent(source.for_sample("s", 1), [add], "hi",
-                                   retry=retry_policy_of(source))  # fmt: skip
+                                   retry=source.retry_policy)  # fmt: skip
 
     traj = anyio.run(main)
     assert traj.stop_reason == "error" and traj.error is not None
@@ -331,7 +331,7 @@ def test_chat_openai_never_retries_itself(stub: StubServer) -> None:
     async def main() -> None:
         async with open_model("openai:m", None, {"base_url": stub.url, "max_retries": 3}) as src:
             assert src.model.max_retries == 0
-            assert retry_policy_of(src) == RetryPolicy(
+            assert src.retry_policy == RetryPolicy(
                 max_retries=3, initial_delay_s=0.5, max_delay_s=30, max_total_s=300
             )
 
@@ -342,3 +342,72 @@ def test_stub_records_json_bodies(stub: StubServer) -> None:
     stub.push(reply("x"))
     agent(stub, [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}])
     assert json.loads(json.dumps(stub.requests[0]))["messages"][0]["role"] == "system"
+
+
+def _obeys_tool_choice(body: dict[str, Any]) -> StubResponse:
+    """Answer as a real endpoint does: a forced tool_choice always gets a tool call."""
+    choice = body.get("tool_choice")
+    if choice == "required" or isinstance(choice, dict):
+        return reply(tool_calls=[call("add", {"a": 2, "b": 3})])
+    return reply("5")
+
+
+@pytest.mark.parametrize("forced", ["required", "add"])
+def test_a_forced_first_call_is_followed_by_an_answer(stub: StubServer, forced: str) -> None:
+    """The quickstart's shape (tool_choice required, max_rounds 1) can end in an answer."""
+    stub.handler = _obeys_tool_choice
+    traj = agent(stub, tool_choice=forced, max_rounds=1)
+    assert traj.stop_reason == "final" and traj.final_answer == "5"
+    first, second = (r["tool_choice"] for r in stub.requests)
+    assert first in ("required", {"type": "function", "function": {"name": "add"}})
+    assert second == "auto"
+
+
+def test_a_non_forced_choice_is_kept_and_keep_stays_available(stub: StubServer) -> None:
+    stub.push(reply(tool_calls=[call("add", {"a": 1, "b": 1})]), reply("2"))
+    traj = agent(stub, tool_choice="none")  # a server that calls a tool anyway
+    assert traj.final_answer == "2"
+    assert [r["tool_choice"] for r in stub.requests] == ["none", "none"]
+
+    stub.handler = _obeys_tool_choice
+    traj = agent(stub, options={"followup_tool_choice": "keep"}, tool_choice="required",
+                 max_rounds=1)  # fmt: skip
+    assert traj.stop_reason == "max_rounds"  # the follow-up was forced too
+    assert [r["tool_choice"] for r in stub.requests[2:]] == ["required", "required"]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"temperature": "hot"},
+         "model_params.temperature: Input should be a valid number, unable to parse string "
+         "as a number"),
+        ({"max_tokens": "abc"},
+         "model_params.max_tokens: Input should be a valid integer, unable to parse string "
+         "as an integer"),
+        ({"seed": 1, "stop": 5}, "model_params.stop: Input should be a valid list"),
+    ],
+)  # fmt: skip
+def test_mistyped_params_are_one_line_errors(params: dict[str, Any], message: str) -> None:
+    async def main() -> None:
+        async with open_model("openai:m", params, {"base_url": "http://127.0.0.1:9/v1"}):
+            pass
+
+    with pytest.raises(ModelSpecError) as info:
+        anyio.run(main)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"max_retries": -1}, {"max_retries": 1.5}, {"retry_initial_delay_s": "x"},
+     {"retry_max_total_s": None}, {"request_timeout": "slow"}],
+)  # fmt: skip
+def test_bad_retry_and_timeout_options_are_one_line_errors(options: dict[str, Any]) -> None:
+    async def main() -> None:
+        async with open_model("openai:m", None, {"base_url": "http://127.0.0.1:9/v1", **options}):
+            pass
+
+    with pytest.raises(ModelSpecError, match=f"model option {next(iter(options))} ") as info:
+        anyio.run(main)
+    assert "\n" not in str(info.value)

@@ -1,0 +1,124 @@
+"""``CompatChatOpenAI``: ``ChatOpenAI`` with request fixes for OpenAI-compatible servers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import anyio
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+from langchain_openai import ChatOpenAI
+from pydantic import PrivateAttr, SecretStr
+
+__all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
+
+FollowupToolChoice = Literal["auto_if_forced", "keep", "auto", "none"]
+FOLLOWUP_TOOL_CHOICES: tuple[str, ...] = ("auto_if_forced", "keep", "auto", "none")
+
+
+def _is_forced(choice: Any) -> bool:
+    """``required`` or a named tool: the model may only answer with a tool call."""
+    return choice == "required" or (isinstance(choice, dict) and choice.get("type") == "function")
+
+
+class CompatChatOpenAI(ChatOpenAI):
+    """``ChatOpenAI`` with request fixes for OpenAI-compatible servers."""
+
+    empty_content_for_tool_calls: bool = False
+    """Send ``""`` rather than ``null`` as the content of tool-call-only assistant
+    messages (llama-cpp-python's server answers HTTP 500 to ``null``)."""
+    followup_tool_choice: FollowupToolChoice = "auto_if_forced"
+    """The ``tool_choice`` sent once the conversation holds tool results.
+
+    ``auto_if_forced`` (default): a forced choice (``required`` or a named tool) becomes
+    ``auto``, any other is kept, so a forced first call can be followed by an answer
+    (kept forced, the model could only call tools again until the round cap).
+    ``keep``: the bound choice on every request. ``auto`` / ``none``: that choice."""
+    max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    """The request field carrying ``max_tokens``: OpenAI's current name, or the legacy
+    one that llama-cpp-python, LM Studio and older servers read."""
+
+    tool_results_as_user: bool = False
+    """Send tool results as user messages (``Result of <tool>: ...``), for chat formats
+    that drop the ``tool`` role (llama-cpp-python's chatml-function-calling does)."""
+    required_as_named: bool = False
+    """Send ``tool_choice: required`` as the named tool when exactly one tool is bound
+    (llama-cpp-python's chatml-function-calling knows only auto, none and a name)."""
+    max_concurrent_requests: int | None = None
+    """Requests in flight at once through this client (None: no limit); requests wait
+    their turn before the clock of ``request_timeout`` starts."""
+    _slots: anyio.Semaphore | None = PrivateAttr(default=None)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        try:
+            if self.max_concurrent_requests is None:
+                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+            if self._slots is None:  # made lazily: it belongs to the running event loop
+                self._slots = anyio.Semaphore(self.max_concurrent_requests)
+            async with self._slots:
+                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        except Exception as exc:
+            self._scrub_key(exc)
+            raise
+
+    def _scrub_key(self, exc: Exception) -> None:
+        """Mask the API key in an error a server echoed it into (the error is recorded).
+
+        In place, so the error keeps its type, status and headers for retrying.
+        """
+        secret = self.openai_api_key
+        key = secret.get_secret_value() if isinstance(secret, SecretStr) else ""
+        if len(key) < 6 or key not in str(exc):
+            return
+        exc.args = tuple(a.replace(key, "***") if isinstance(a, str) else a for a in exc.args)
+        if isinstance(getattr(exc, "message", None), str):
+            exc.message = exc.message.replace(key, "***")  # type: ignore[attr-defined]
+
+    def _get_request_payload(
+        self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
+        messages = payload.get("messages") or []
+        has_tool_results = any(m.get("role") == "tool" for m in messages)
+        if self.empty_content_for_tool_calls:
+            for message in messages:
+                if message.get("role") == "assistant" and message.get("content") is None:
+                    message["content"] = ""
+        if self.tool_results_as_user:
+            names = {
+                c.get("id"): c.get("function", {}).get("name")
+                for m in messages
+                for c in m.get("tool_calls") or []
+            }
+            for message in messages:
+                if message.get("role") == "tool":
+                    text = message.get("content")
+                    text = text if isinstance(text, str) else json.dumps(text)
+                    name = names.get(message.get("tool_call_id")) or "the tool"
+                    message.clear()
+                    message.update(role="user", content=f"Result of {name}: {text}")
+        if self.max_tokens_field == "max_tokens" and "max_completion_tokens" in payload:
+            payload["max_tokens"] = payload.pop("max_completion_tokens")
+        if has_tool_results and "tool_choice" in payload:
+            payload["tool_choice"] = self._followup(payload["tool_choice"])
+        tools = payload.get("tools") or []
+        if self.required_as_named and payload.get("tool_choice") == "required" and len(tools) == 1:
+            name = tools[0].get("function", {}).get("name")
+            payload["tool_choice"] = {"type": "function", "function": {"name": name}}
+        return payload
+
+    def _followup(self, bound: Any) -> Any:
+        if self.followup_tool_choice == "keep":
+            return bound
+        if self.followup_tool_choice == "auto_if_forced":
+            return "auto" if _is_forced(bound) else bound
+        return self.followup_tool_choice
