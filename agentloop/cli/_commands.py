@@ -1,8 +1,10 @@
 """The ``agentloop`` command: run, score, summary, compare, demo.
 
 Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
-bad config or a bad dataset (a one-line message on stderr, never a traceback);
-130 interrupted (the run can be resumed).
+bad config, model setting or dataset, or a run directory another process is writing
+(a one-line message on stderr, never a traceback); 130 interrupted (the message
+names the run directory to resume). Everything printed is masked with
+``agentloop._secrets``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, NoReturn
 
 import anyio
 import yaml
+from pydantic import ValidationError
 from rich.console import Console
 
 from agentloop.errors import AgentloopError
@@ -36,6 +39,14 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 class _UsageError(Exception):
     pass
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a run; ``run_dir`` is None when no run directory was made yet."""
+
+    def __init__(self, run_dir: Path | None) -> None:
+        super().__init__(run_dir)
+        self.run_dir = run_dir
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,6 +77,12 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=_positive, help="samples run at once")
     run.add_argument("--output-dir", help="where run directories are created")
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
+    run.add_argument(
+        "--allow-changed",
+        action="store_true",
+        help="with --resume: resume even though tool code or the model's script or "
+        "recording changed since the run started (recorded in run.json)",
+    )
     run.add_argument(
         "--replay-tools",
         choices=["recorded", "live"],
@@ -132,22 +149,38 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._progress import make_reporter
     from agentloop.harness import run_eval
 
+    if args.allow_changed and not args.resume:
+        raise _UsageError("agentloop run: --allow-changed needs --resume RUN_DIR")
     config, config_path = _config_for_run(args)
     resume = _run_dir(args.resume) if args.resume else None
-    outcome = anyio.run(
-        lambda: run_eval(
-            config,
-            config_path=config_path,
-            resume=resume,
-            reporter=make_reporter(out),
-            announce=lambda d: out.print(f"run: {d}", markup=False, highlight=False),
+    started: list[Path] = []
+
+    def announce(run_dir: Path) -> None:
+        started.append(run_dir)
+        _say(out, f"run: {run_dir}")
+
+    try:
+        outcome = anyio.run(
+            lambda: run_eval(
+                config,
+                config_path=config_path,
+                resume=resume,
+                reporter=make_reporter(out),
+                announce=announce,
+                allow_changed=args.allow_changed,
+            )
         )
-    )
-    print_summary(outcome.summary, out)
-    out.print(f"results: {outcome.run_dir}", markup=False, highlight=False)
+    except KeyboardInterrupt:
+        raise _Interrupted(started[0] if started else None) from None
+    print_summary(outcome.summary, out, scrub=Scrubber())
+    _say(out, f"results: {outcome.run_dir}")
     if outcome.summary.failed:
-        print(f"agentloop: run failed: {outcome.summary.failure}", file=sys.stderr)
+        print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
     return outcome.exit_code
+
+
+def _say(out: Console, text: str) -> None:
+    out.print(_one_line(text), markup=False, highlight=False, soft_wrap=True)
 
 
 def _parse_reward_args(items: Sequence[str]) -> list[Any]:
@@ -166,8 +199,8 @@ def _cmd_score(args: argparse.Namespace, out: Console) -> int:
 
     rewards = _parse_reward_args(args.rewards) if args.rewards else None
     target, summary = rescore_run(_run_dir(args.run_dir), rewards)
-    print_summary(summary, out)
-    out.print(f"re-scored results: {target}", markup=False, highlight=False)
+    print_summary(summary, out, scrub=Scrubber())
+    _say(out, f"re-scored results: {target}")
     return EXIT_OK
 
 
@@ -175,8 +208,9 @@ def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_summary
 
     run_dir = Path(args.run_dir)
-    summary = write_summary(run_dir, read_header(run_dir), Scrubber())
-    print_summary(summary, out)
+    scrub = Scrubber()
+    summary = write_summary(run_dir, read_header(run_dir), scrub)
+    print_summary(summary, out, scrub=scrub)
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
@@ -184,7 +218,7 @@ def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_comparison
     from agentloop.harness import compare_runs
 
-    print_comparison(compare_runs(args.run_a, args.run_b), out)
+    print_comparison(compare_runs(args.run_a, args.run_b), out, scrub=Scrubber())
     return EXIT_OK
 
 
@@ -207,6 +241,16 @@ def _one_line(message: str) -> str:
     return Scrubber().text(message)
 
 
+def _invalid_settings(exc: ValidationError) -> str:
+    """A pydantic error (e.g. a model client given ``temperature: hot``) as one line,
+    each field first."""
+    problems = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+        for e in exc.errors(include_url=False)
+    ]
+    return f"{'; '.join(problems)} ({exc.title})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (``sys.exit(main())``)."""
     out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
@@ -217,11 +261,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{_one_line(str(exc))}", file=sys.stderr)
     except (AgentloopError, OSError, yaml.YAMLError) as exc:
         print(f"agentloop: error: {_one_line(str(exc))}", file=sys.stderr)
+    except ValidationError as exc:
+        print(f"agentloop: error: {_one_line(_invalid_settings(exc))}", file=sys.stderr)
+    except _Interrupted as exc:
+        if exc.run_dir is None:
+            message = "agentloop: interrupted before the run started"
+        else:
+            message = (
+                f"agentloop: interrupted; finish it with: agentloop run --resume {exc.run_dir}"
+            )
+        print(_one_line(message), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        print(
-            "agentloop: interrupted; finish it with: agentloop run --resume RUN_DIR",
-            file=sys.stderr,
-        )
+        print("agentloop: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_USAGE
-

@@ -1,4 +1,8 @@
-"""What the terminal shows: the summary tables of a run and the comparison of two runs."""
+"""What the terminal shows: the summary tables of a run and the comparison of two runs.
+
+Sample ids, paths, reward keys and error messages are data: printed escaped, so that
+"[...]" in them is not rich markup; and masked by the caller's ``Scrubber``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentloop.harness import Comparison, RunSummary
+from agentloop.harness import Comparison, RunSummary, Scrubber
 
 __all__ = ["print_comparison", "print_summary"]
 
@@ -23,7 +27,7 @@ def _reward_table(summary: RunSummary) -> Table:
         table.add_column(f"pass@{k}", justify="right")
         table.add_column(f"pass^{k}", justify="right")
     for key, stats in summary.rewards.items():
-        row = [key, f"{stats.mean:.3f}", f"{stats.stderr:.3f}", str(stats.count)]
+        row = [escape(key), f"{stats.mean:.3f}", f"{stats.stderr:.3f}", str(stats.count)]
         row.append("-" if stats.pass_rate is None else f"{stats.pass_rate:.3f}")
         for k in ks:
             row.append(f"{stats.pass_at_k[k]:.3f}" if k in stats.pass_at_k else "-")
@@ -62,23 +66,62 @@ def _run_table(summary: RunSummary) -> Table:
             f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
         ),
     ]
+    if not summary.complete:
+        rows.insert(1, ("INCOMPLETE", f"{summary.results} of {summary.planned} results"))
     if summary.failure:
         rows.append(("FAILED", summary.failure))
     for what, value in rows:
-        table.add_row(what, value)
+        table.add_row(escape(what), escape(value))
     return table
 
 
-def print_summary(summary: RunSummary, console: Console | None = None) -> None:
-    """Print the reward and run tables, then the notes."""
+_ERROR_KINDS_SHOWN = 5
+_MESSAGE_CHARS = 120
+
+
+def _error_table(summary: RunSummary) -> Table:
+    """The errored results by kind, most frequent first: count, first ids, first message."""
+    table = Table(title="Errors", title_justify="left")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("results", justify="right", no_wrap=True)
+    table.add_column("first samples")
+    table.add_column("first error", overflow="fold")
+    kinds = sorted(summary.errors_by_kind.items(), key=lambda item: (-item[1], item[0]))
+    for kind, count in kinds[:_ERROR_KINDS_SHOWN]:
+        example = summary.error_examples.get(kind)
+        ids = ", ".join(example.sample_ids) if example else "-"
+        message = " ".join((example.first_error if example else "-").split())
+        if len(message) > _MESSAGE_CHARS:
+            message = message[: _MESSAGE_CHARS - 3] + "..."
+        table.add_row(escape(kind), str(count), escape(ids), escape(message))
+    if len(kinds) > _ERROR_KINDS_SHOWN:
+        rest = sum(count for _, count in kinds[_ERROR_KINDS_SHOWN:])
+        table.add_row(f"{len(kinds) - _ERROR_KINDS_SHOWN} more kinds", str(rest), "", "")
+    return table
+
+
+def _masked(summary: RunSummary, scrub: Scrubber | None) -> RunSummary:
+    if scrub is None or not scrub.secrets:
+        return summary
+    return RunSummary.model_validate(scrub.obj(summary.model_dump(mode="json")))
+
+
+def print_summary(
+    summary: RunSummary, console: Console | None = None, *, scrub: Scrubber | None = None
+) -> None:
+    """Print the reward, run and error tables, then the notes (masked with ``scrub``)."""
     out = console or Console()
+    summary = _masked(summary, scrub)
     if summary.rewards:
         out.print(_reward_table(summary))
     out.print(_run_table(summary))
+    if summary.errored:
+        out.print(_error_table(summary))
     for note in summary.notes:
-        out.print(f"note: {note}", markup=False, highlight=False)
+        # soft_wrap: paths and commands stay whole for copying (the terminal wraps them).
+        out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for line in summary.invalid_lines[:20]:
-        out.print(f"  skipped {line}", markup=False, highlight=False)
+        out.print(f"  skipped {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -87,10 +130,17 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def print_comparison(cmp: Comparison, console: Console | None = None, limit: int = 30) -> None:
-    """Print the deltas and up to ``limit`` changed samples."""
+def print_comparison(
+    cmp: Comparison,
+    console: Console | None = None,
+    limit: int = 30,
+    *,
+    scrub: Scrubber | None = None,
+) -> None:
+    """Print the deltas and up to ``limit`` changed samples (masked with ``scrub``)."""
     out = console or Console()
-    # Paths, ids and reward keys are data: escaped, so "[...]" in them is not rich markup.
+    if scrub is not None and scrub.secrets:
+        cmp = Comparison.model_validate(scrub.obj(cmp.model_dump(mode="json")))
     table = Table(title=escape(f"A = {cmp.a}\nB = {cmp.b}"), title_justify="left")
     for column in ("reward", "A", "B", "B - A"):
         table.add_column(column, justify="left" if column == "reward" else "right")

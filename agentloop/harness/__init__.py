@@ -2,8 +2,10 @@
 
 Config (``_config``), dataset (``_dataset``), the runner (``_runner``), progress
 reporting (``_reporting``), scoring (``_scoring``), result files (``_results``), the
-run directory's header, resume checks and summary (``_rundir``), summary statistics
+run directory's header, resume checks and summary (``_rundir``), its writer lock
+(``_lock``), the input files a resume checks (``_inputs``), summary statistics
 (``_stats``), offline re-scoring (``_rescore``) and run comparison (``_compare``).
+Secrets are masked by ``agentloop._secrets`` (its ``Scrubber`` is re-exported here).
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ from agentloop.harness._dataset import (
     recorded_generation_start,
     scan_dataset,
     wire_messages,
+)
+from agentloop.harness._inputs import (
+    changed_inputs,
+    run_inputs,
+)
+from agentloop.harness._lock import (
+    LOCK_FILE,
+    RunLock,
+    RunLockedError,
 )
 from agentloop.harness._reporting import (
     Reporter,
@@ -82,6 +93,7 @@ from agentloop.harness._scoring import (
     recorded_trajectory,
 )
 from agentloop.harness._stats import (
+    ErrorExamples,
     LatencyStats,
     RewardStats,
     RunSummary,
@@ -95,22 +107,27 @@ from agentloop.harness._stats import (
 __all__ = [
     "FORMAT",
     "HEADER_FILE",
+    "LOCK_FILE",
     "RESULTS_FILE",
     "RESUMABLE_CHANGES",
     "SUMMARY_FILE",
     "ChangedSample",
     "Comparison",
     "DatasetScan",
+    "ErrorExamples",
     "EvalConfig",
     "LatencyStats",
     "LineProblem",
     "Mode",
+
     "Prepared",
     "Reporter",
     "ResultWriter",
     "RewardDelta",
     "RewardPlan",
     "RewardStats",
+    "RunLock",
+    "RunLockedError",
     "RunOutcome",
     "RunSummary",
     "Sample",
@@ -120,6 +137,7 @@ __all__ = [
     "ToolSet",
     "apply_overrides",
     "build_header",
+    "changed_inputs",
     "check_resume",
     "compare_runs",
     "completed_pairs",
@@ -149,6 +167,7 @@ __all__ = [
     "resolve_results",
     "run_eval",
     "run_eval_sync",
+    "run_inputs",
     "scan_dataset",
     "summarize",
     "utc_now",

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.errors import ConfigError, ModelSpecError
 
 __all__ = [
@@ -76,8 +77,15 @@ class EvalConfig(BaseModel):
     """Seconds one tool call may take before it is cancelled."""
     tool_choice: str | dict[str, Any] | None = None
     """Sent with bind_tools: auto, required, none, a tool name or an OpenAI dict."""
+    max_tool_output_chars: int | None = Field(default=DEFAULT_MAX_TOOL_OUTPUT_CHARS, ge=1)
+    """Characters of one tool result the model sees; longer results are cut with a
+    note saying how much was dropped. null: no limit."""
     parallel_tool_calls: bool = True
-    """When false, ask for one call at a time and run a round's calls sequentially."""
+    """When false, ask the provider for one call at a time (only what it is asked;
+    ``tool_execution`` decides how the calls run)."""
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    """How one round's calls run: concurrently (results in call order) or one by one
+    in call order (for tools whose calls depend on each other)."""
     parse_content_tool_calls: bool = False
     """Recover tool calls a server left in the reply text."""
     concurrency: int = Field(default=8, ge=1)
@@ -186,7 +194,7 @@ def _describe(err: Any) -> str:
 def _check_rewards(config: EvalConfig) -> str | None:
     if not config.rewards and not config.pass_threshold:
         return None
-    from evals import parse_reward_specs  # lazy: evals imports agentloop
+    from evals import parse_reward_specs  # here, not at the top: evals is slow to import
 
     try:
         specs = parse_reward_specs(config.rewards)

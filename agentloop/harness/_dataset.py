@@ -13,7 +13,7 @@ Other top-level fields are ignored. The trailing assistant and tool messages aft
 the last user or system message are the *recorded generation*: ``mode: score``
 scores them as they are, ``mode: generate`` strips them and asks the model anew.
 
-``scan_dataset`` reads the file once (sha256, every problem, the valid ids);
+``scan_dataset`` reads the file once (sha256, every problem, the count of valid rows);
 ``iter_samples`` streams it again for the run, so rows are never all held.
 """
 
@@ -87,17 +87,23 @@ class DatasetScan:
     problems: list[LineProblem]
 
     def raise_if_invalid(self) -> None:
-        """Raise ``DatasetError`` listing each bad line (``file:line: what``)."""
+        """Raise ``DatasetError`` when there is nothing to run or a line is bad (each bad
+        line listed as ``file:line: what``)."""
         if not self.problems:
+            if self.valid == 0:
+                raise DatasetError(f"{self.path}: the dataset has no rows")
             return
         shown = [str(p) for p in self.problems[:_MAX_LISTED]]
         more = len(self.problems) - len(shown)
         if more:
             shown.append(f"... and {more} more")
-        head = (
-            f"{self.path}: {len(self.problems)} invalid line(s) "
-            "(fix them, or set skip_invalid: true to run the rest)"
-        )
+        if self.valid == 0:  # skip_invalid cannot help: say so rather than suggest it
+            head = f"{self.path}: no valid rows; {len(self.problems)} invalid line(s)"
+        else:
+            head = (
+                f"{self.path}: {len(self.problems)} invalid line(s) "
+                "(fix them, or set skip_invalid: true to run the rest)"
+            )
         raise DatasetError("\n".join([head, *shown]))
 
 
@@ -280,8 +286,6 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
             problems.append(item)
         else:
             valid += 1
-    if valid == 0 and not problems:
-        problems.append(LineProblem(str(file), 1, "the dataset has no rows"))
     return DatasetScan(str(file), digest.hexdigest(), valid, problems)
 
 

@@ -2,13 +2,19 @@
 
 A run directory ``<output_dir>/<YYYYmmdd-HHMMSS>-<name>/`` holds:
 
-``run.json`` — the header, written once at the start (atomically):
+``run.json`` — the header, written atomically at the start and again by each resume:
     ``format`` ("agentloop-run/1"), ``name``, ``created_at`` (ISO 8601, UTC),
-    ``config_path``, ``config`` (the effective config; secret-looking option
-    values redacted), ``model`` (spec), ``model_params``, ``versions`` (agentloop,
-    langchain-core, langchain-openai, pydantic, anyio, python), ``dataset``
-    (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as ``file:line: what``),
-    ``planned`` (``samples``, ``epochs``, ``results``) and ``resumed_at`` (list).
+    ``config_path``, ``config`` (the effective config; values of secret-named model
+    options and params masked), ``model`` (spec), ``model_params`` (masked alike),
+    ``versions`` (agentloop, langchain-core, langchain-openai, pydantic, anyio, python),
+    ``dataset`` (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as
+    ``file:line: what``), ``inputs`` (tool module and model files: name -> ``{file,
+    sha256}``, see ``agentloop.harness._inputs``), ``planned`` (``samples``, ``epochs``,
+    ``results``) and ``resumed_at`` (one ``{at, pid}`` per resume, with
+    ``allowed_changes`` (name -> ``{was, now}``) when ``--allow-changed`` let changed
+    inputs through; runs written before that hold plain timestamps).
+
+``writer.lock`` — locked (``flock``) by the one process writing the run; holds its pid.
 
 ``results.jsonl`` — one JSON object per finished (sample, epoch), appended and
 flushed as each sample finishes, in completion order:
@@ -29,11 +35,12 @@ flushed as each sample finishes, in completion order:
     resume appends.
 
 ``summary.json`` — the statistics (see ``agentloop.harness._stats``), written atomically
-(temp file + ``os.replace``) when the run ends. ``agentloop score`` writes
+(temp file + ``os.replace``) when the run ends, or by ``agentloop summary`` at any time
+(``complete: false`` when results are missing). ``agentloop score`` writes
 ``results.rescored-<ts>.jsonl`` and ``summary.rescored-<ts>.json`` beside them.
 
-Nothing written contains the value of an environment variable whose name contains
-KEY, TOKEN or SECRET (6 characters or longer): such values become ``***``.
+Nothing written contains a secret value (``agentloop._secrets``: secret-named variables
+of the environment and of ``./.env``): such values become ``***``.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentloop._records import RESULTS_FILE, iter_results
+from agentloop._secrets import Scrubber
 from agentloop.errors import AgentloopError
 
 __all__ = [
@@ -70,53 +78,10 @@ FORMAT = "agentloop-run/1"
 HEADER_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)
-_MIN_SECRET_LEN = 6
-MASK = "***"
-
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC, seconds precision."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-class Scrubber:
-    """Replaces the values of secret-looking environment variables with ``***``."""
-
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
-        env = os.environ if environ is None else environ
-        values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
-        # Longest first, so a secret containing another is masked whole.
-        self.secrets = sorted(values, key=len, reverse=True)
-        # How each secret can appear inside JSON text (escaped forms).
-        self._forms = frozenset(
-            form
-            for s in values
-            for form in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])
-        )
-
-    def text(self, value: str) -> str:
-        """``value`` with every secret masked."""
-        for secret in self.secrets:
-            if secret in value:
-                value = value.replace(secret, MASK)
-        return value
-
-    def obj(self, value: Any) -> Any:
-        """A copy of a JSON-like value with every string (keys too) masked."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.obj(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.obj(v) for v in value]
-        return value
-
-    def json_text(self, text: str) -> str:
-        """A JSON document with every secret masked; re-encodes only when one is found."""
-        if not any(form in text for form in self._forms):
-            return text
-        return json.dumps(self.obj(json.loads(text)), ensure_ascii=False)
 
 
 def encode_result(record: Mapping[str, Any], trajectory_json: str | None, scrub: Scrubber) -> str:

@@ -1,6 +1,7 @@
 """A run directory's life: the header written at the start, resume checks, the summary.
 
-See ``agentloop.harness._results`` for the file formats.
+See ``agentloop.harness._results`` for the file formats. One process writes a run
+directory at a time (``agentloop.harness._lock``).
 """
 
 from __future__ import annotations
@@ -8,13 +9,17 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agentloop._secrets import MASK, is_secret_name
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan
+from agentloop.harness._inputs import changed_inputs, run_inputs
+from agentloop.harness._lock import RunLock
 from agentloop.harness._results import (
     FORMAT,
     HEADER_FILE,
@@ -43,24 +48,26 @@ __all__ = [
 
 RESUMABLE_CHANGES = frozenset({"concurrency", "output_dir", "fail_on_error", "fsync"})
 """Config fields a resume may change: they change how the run goes, not what it computes."""
-_SECRET_OPTION_WORDS = ("key", "token", "secret", "password")
-# Known options whose names contain such a word but hold no secret: masking them would
-# make ``run --resume RUN_DIR`` (config read back from run.json) reject the value.
-_NOT_SECRET_OPTIONS = frozenset({"max_tokens_field"})
 _VERSIONED = ("agentloop", "langchain-core", "langchain-openai", "pydantic", "anyio")
 
 
+def _mask_secret_names(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: MASK if is_secret_name(str(k)) else _mask_secret_names(v) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_mask_secret_names(v) for v in value]
+    return value
+
+
 def redacted_config(config: EvalConfig) -> dict[str, Any]:
-    """The config as JSON data, with secret-looking model option values masked
-    (``api_key: ...`` is masked; ``api_key_env: NAME`` names a variable and is kept)."""
+    """The config as JSON data, with the values of secret-named model options and params
+    masked, nested ones too (``api_key: ...`` is masked; ``api_key_env: NAME`` names a
+    variable and is kept: see ``agentloop._secrets.is_secret_name``)."""
     data = config.model_dump(mode="json")
-    options = data.get("model_options") or {}
-    for key in options:
-        lowered = key.lower()
-        if key in _NOT_SECRET_OPTIONS or lowered.endswith("_env"):
-            continue
-        if any(w in lowered for w in _SECRET_OPTION_WORDS):
-            options[key] = "***"
+    for field in ("model_options", "model_params"):
+        data[field] = _mask_secret_names(data.get(field) or {})
     return data
 
 
@@ -81,15 +88,16 @@ def build_header(
     """The ``run.json`` header of a new run."""
     from agentloop import __version__
 
+    redacted = redacted_config(config)
     return {
         "format": FORMAT,
         "name": config.run_name(config_path),
         "created_at": utc_now(),
         "agentloop_version": __version__,
         "config_path": config_path,
-        "config": redacted_config(config),
+        "config": redacted,
         "model": config.model,
-        "model_params": config.model_params,
+        "model_params": redacted["model_params"],
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,
@@ -98,6 +106,7 @@ def build_header(
             "valid_rows": scan.valid,
             "invalid_lines": [str(x) for x in scan.problems],
         },
+        "inputs": run_inputs(config),
         "planned": {
             "samples": samples,
             "epochs": config.epochs,
@@ -123,9 +132,16 @@ def _comparable(config_data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def check_resume(
-    run_dir: Path, header: Mapping[str, Any], config: EvalConfig, scan: DatasetScan
-) -> None:
-    """Refuse to resume against a changed dataset or config (a clear one-line message)."""
+    run_dir: Path,
+    header: Mapping[str, Any],
+    config: EvalConfig,
+    scan: DatasetScan,
+    *,
+    allow_changed: bool = False,
+) -> dict[str, dict[str, str | None]]:
+    """Refuse to resume against a changed dataset, config or input file (tool code, model
+    script) with a one-line message; ``allow_changed`` accepts changed input files.
+    Returns the changed input files (name -> ``{"was", "now"}`` digests)."""
     stored = header.get("dataset", {}).get("sha256")
     if stored != scan.sha256:
         raise AgentloopError(
@@ -138,8 +154,18 @@ def check_resume(
         raise AgentloopError(
             f"cannot resume {run_dir}: the config differs from the run's in: {', '.join(changed)}"
         )
+    if "inputs" not in header:
+        return {}  # written before inputs were recorded: nothing to compare with
+    inputs = changed_inputs(header["inputs"], run_inputs(config))
+    if inputs and not allow_changed:
+        raise AgentloopError(
+            f"cannot resume {run_dir}: changed since the run started: {', '.join(inputs)} "
+            "(add --allow-changed to resume anyway)"
+        )
+    return inputs
 
 
+@contextmanager
 def open_run(
     config: EvalConfig,
     config_path: str | None,
@@ -147,21 +173,41 @@ def open_run(
     samples: int,
     scrub: Scrubber,
     resume: Path | None,
-) -> tuple[Path, dict[str, Any], set[tuple[str, int]]]:
-    """Create a run directory, or reopen one: (directory, header, pairs already done)."""
+    *,
+    allow_changed: bool = False,
+) -> Iterator[tuple[Path, dict[str, Any], set[tuple[str, int]]]]:
+    """Create a run directory, or reopen one to resume, holding its writer lock:
+    ``with open_run(...) as (run_dir, header, done)``, ``done`` being the (id, epoch)
+    pairs already written. A directory another writer holds is refused
+    (``RunLockedError``); the lock is released when the block ends.
+    """
     if resume is None:
         run_dir = new_run_dir(config.output_dir, config.run_name(config_path))
-        header = build_header(config, config_path, scan, samples)
-        write_json_atomic(run_dir / HEADER_FILE, header, scrub)
-        return run_dir, header, set()
-    header = read_header(resume)
-    check_resume(resume, header, config, scan)
-    repair_tail(resume / RESULTS_FILE)
-    header.setdefault("resumed_at", []).append(utc_now())
-    current = redacted_config(config)
-    header["config"].update({k: current[k] for k in RESUMABLE_CHANGES})
-    write_json_atomic(resume / HEADER_FILE, header, scrub)
-    return resume, header, completed_pairs(resume / RESULTS_FILE)
+        lock = RunLock(run_dir)
+        try:
+            header = build_header(config, config_path, scan, samples)
+            write_json_atomic(run_dir / HEADER_FILE, header, scrub)
+            yield run_dir, header, set()
+        finally:
+            lock.release()
+        return
+    read_header(resume)  # not a run directory: say so before creating a lock file in it
+    lock = RunLock(resume)
+    try:
+        header = read_header(resume)  # again: the previous writer may have changed it
+        changed = check_resume(resume, header, config, scan, allow_changed=allow_changed)
+        repair_tail(resume / RESULTS_FILE)
+        entry: dict[str, Any] = {"at": utc_now(), "pid": os.getpid()}
+        if changed:
+            entry["allowed_changes"] = changed
+            header["inputs"] = run_inputs(config)
+        header.setdefault("resumed_at", []).append(entry)
+        current = redacted_config(config)
+        header["config"].update({k: current[k] for k in RESUMABLE_CHANGES})
+        write_json_atomic(resume / HEADER_FILE, header, scrub)
+        yield resume, header, completed_pairs(resume / RESULTS_FILE)
+    finally:
+        lock.release()
 
 
 def write_summary(
@@ -171,14 +217,26 @@ def write_summary(
     results_name: str = RESULTS_FILE,
     summary_name: str = SUMMARY_FILE,
 ) -> RunSummary:
-    """Summarize one results file of the run and write the summary atomically."""
+    """Summarize one results file of the run and write the summary atomically.
+
+    A run with fewer results than planned (killed, or still running) is marked
+    ``complete: false`` and says how to finish it.
+    """
     config = header.get("config", {})
+    planned = header.get("planned", {}).get("results")
     summary = summarize(
         iter_results(run_dir / results_name),
         epochs=int(config.get("epochs", 1)),
         invalid_lines=header.get("dataset", {}).get("invalid_lines", []),
         fail_on_error=config.get("fail_on_error", False),
+        planned=int(planned) if planned is not None else None,
     )
+    if not summary.complete:
+        summary.notes.insert(
+            0,
+            f"INCOMPLETE: {summary.results} of {summary.planned} results; finish with: "
+            f"agentloop run --resume {run_dir}",
+        )
     data = summary.model_dump(mode="json")
     data["run"] = {
         "name": header.get("name"),

@@ -36,7 +36,7 @@ from agentloop.harness._results import RESULTS_FILE, ResultWriter, Scrubber, enc
 from agentloop.harness._rundir import open_run, write_summary
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness._stats import RunSummary
-from agentloop.models import dispatcher_of, retry_policy_of
+from agentloop.models import ModelSource
 
 __all__ = ["Prepared", "RunOutcome", "prepare", "run_eval", "run_eval_sync"]
 
@@ -117,7 +117,7 @@ def _pairs(p: Prepared, done: set[tuple[str, int]]) -> Iterator[tuple[Sample, in
                 yield sample, epoch
 
 
-class _NoModel:
+class _NoModel(ModelSource):
     """The model source of ``mode: score``: nothing is generated."""
 
     def for_sample(self, sample_id: str, epoch: int) -> Any:
@@ -125,7 +125,7 @@ class _NoModel:
 
 
 @asynccontextmanager
-async def _model_source(config: EvalConfig) -> AsyncIterator[Any]:
+async def _model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
     if config.mode == "score" or config.model is None:
         yield _NoModel()
         return
@@ -155,7 +155,7 @@ def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, A
 
 
 async def _generate(
-    p: Prepared, source: Any, sample: Sample, epoch: int, record: dict[str, Any]
+    p: Prepared, source: ModelSource, sample: Sample, epoch: int, record: dict[str, Any]
 ) -> Trajectory:
     cfg = p.config
     try:
@@ -164,28 +164,30 @@ async def _generate(
         raise _SampleError("model", f"{type(exc).__name__}: {exc}") from exc
     tools = p.tools.for_sample(sample)
     record["request"] = _request(p, tools)
-    runnable = [t for t in tools if isinstance(t, BaseTool)]
-    dispatcher = dispatcher_of(source, sample.id, epoch, runnable, timeout=cfg.tool_timeout)
     trajectory = await run_agent(
         model,
         tools,
         prompt_messages(sample.messages),
-        max_rounds=0 if record["single_turn"] else cfg.max_rounds,
+        max_rounds=cfg.max_rounds,
+        single_turn=record["single_turn"],
         tool_timeout=cfg.tool_timeout,
         parallel_tool_calls=cfg.parallel_tool_calls,
+        tool_execution=cfg.tool_execution,
         tool_choice=cfg.tool_choice,
-        retry=retry_policy_of(source),
-        parse_content_tool_calls=p.parser,
-        dispatcher=dispatcher,
+        max_tool_output_chars=cfg.max_tool_output_chars,
+        retry=source.retry_policy,
+        parse_content_tool_calls=p.parser or False,
+        tool_executor=source.tool_executor(sample.id, epoch),
     )
     # replay with replay_tools: live reports tools whose output changed since the recording
-    differences = getattr(source, "tool_differences", None)
-    if differences is not None and (found := differences(sample.id, epoch)):
+    if found := source.tool_differences(sample.id, epoch):
         record["replay_tool_diffs"] = found
     return trajectory
 
 
-async def _run_sample(p: Prepared, source: Any, sample: Sample, epoch: int) -> tuple[str, bool]:
+async def _run_sample(
+    p: Prepared, source: ModelSource, sample: Sample, epoch: int
+) -> tuple[str, bool]:
     """Run, score and encode one (sample, epoch); every failure becomes an error line."""
     started, started_at = time.perf_counter(), utc_now()
     single = p.tools.single_turn(sample)
@@ -203,7 +205,7 @@ async def _run_sample(p: Prepared, source: Any, sample: Sample, epoch: int) -> t
     scores, passed = {}, {}
     try:
         if p.config.mode == "score":
-            trajectory = recorded_trajectory(sample)
+            trajectory = recorded_trajectory(sample, p.parser)
         else:
             trajectory = await _generate(p, source, sample, epoch, record)
         if trajectory.stop_reason == "error":
@@ -227,8 +229,26 @@ async def _run_sample(p: Prepared, source: Any, sample: Sample, epoch: int) -> t
         ground_truth=sample.ground_truth,
         metadata=sample.metadata,
     )
-    traj_json = trajectory.model_dump_json() if trajectory is not None else None
-    return encode_result(record, traj_json, p.scrub), record["status"] != "ok"
+    return encode_result(record, _trajectory_json(trajectory, record), p.scrub), (
+        record["status"] != "ok"
+    )
+
+
+def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> str | None:
+    """The trajectory as JSON; one that cannot be encoded errors its sample, not the run."""
+    if trajectory is None:
+        return None
+    try:
+        return trajectory.model_dump_json()
+    except Exception as exc:
+        record.update(
+            status="error",
+            error=f"the trajectory cannot be saved as JSON: {type(exc).__name__}: {exc}",
+            error_kind="crash",
+            scores={},
+            passed={},
+        )
+        return None
 
 
 def _trajectory_fields(trajectory: Trajectory | None) -> dict[str, Any]:
@@ -244,7 +264,7 @@ def _trajectory_fields(trajectory: Trajectory | None) -> dict[str, Any]:
 
 async def _execute(
     p: Prepared,
-    source: Any,
+    source: ModelSource,
     pairs: Iterator[tuple[Sample, int]],
     writer: ResultWriter,
     reporter: Reporter,
@@ -271,28 +291,35 @@ async def run_eval(
     reporter: Reporter | None = None,
     environ: Mapping[str, str] | None = None,
     announce: Callable[[Path], None] | None = None,
+    allow_changed: bool = False,
 ) -> RunOutcome:
     """Run (or resume) an evaluation and write its run directory; see the module doc.
 
     ``announce`` is called with the run directory before the first sample runs.
+    ``allow_changed`` resumes even though tool code or the model's script or recording
+    changed since the run started (recorded in run.json).
     """
     p = prepare(config, config_path, environ)
     samples = _planned_samples(p)
     resume_dir = Path(resume) if resume is not None else None
     # The model opens first: a bad spec or option leaves no empty run directory behind.
     async with _model_source(config) as source:
-        run_dir, header, done = open_run(config, config_path, p.scan, samples, p.scrub, resume_dir)
-        if announce is not None:
-            announce(run_dir)
-        total = samples * config.epochs
-        reporter = reporter or SilentProgress()
-        reporter.start(total, min(len(done), total))
-        with ResultWriter(run_dir / RESULTS_FILE, fsync=config.fsync) as writer:
-            try:
-                await _execute(p, source, _pairs(p, done), writer, reporter)
-            finally:
-                reporter.close()
-    summary = write_summary(run_dir, header, p.scrub)
+        opened = open_run(
+            config, config_path, p.scan, samples, p.scrub, resume_dir, allow_changed=allow_changed
+        )
+        # The run directory stays locked (one writer) until its summary is written.
+        with opened as (run_dir, header, done):
+            if announce is not None:
+                announce(run_dir)
+            total = samples * config.epochs
+            reporter = reporter or SilentProgress()
+            reporter.start(total, min(len(done), total))
+            with ResultWriter(run_dir / RESULTS_FILE, fsync=config.fsync) as writer:
+                try:
+                    await _execute(p, source, _pairs(p, done), writer, reporter)
+                finally:
+                    reporter.close()
+            summary = write_summary(run_dir, header, p.scrub)
     return RunOutcome(run_dir, summary, new_results=writer.count, skipped=len(done))
 
 

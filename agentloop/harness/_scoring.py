@@ -9,10 +9,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.tools import BaseTool
 
-from agentloop.engine import StepRecord, ToolCallRecord, Trajectory, tool_factory
+from agentloop.engine import (
+    ContentCallParser,
+    StepRecord,
+    ToolCallRecord,
+    ToolCallStatus,
+    Trajectory,
+    tool_factory,
+)
 from agentloop.errors import ConfigError, ToolLoadError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import Sample, recorded_generation_start, wire_messages
@@ -57,30 +64,77 @@ class ToolSet:
         return bound
 
 
-def recorded_trajectory(sample: Sample) -> Trajectory:
+def recorded_trajectory(
+    sample: Sample, parse_content: ContentCallParser | None = None
+) -> Trajectory:
     """The row's messages as a finished trajectory (``mode: score``), with one step per
     recorded assistant reply so tool-call rewards see its calls.
 
-    A recorded call answered by a tool message is ``ok``; one left unanswered (a
-    single-turn record) is ``round_limit``: requested, never run.
+    A recorded call answered by a tool message is ``ok`` (``error`` when that message's
+    status says so); one left unanswered (a single-turn record) is ``not_run``, and when
+    the last reply has such calls the stop reason is ``tool_calls``. With
+    ``parse_content`` (the run's ``parse_content_tool_calls``), a reply without native
+    calls has the ``<tool_call>`` blocks of its text recorded as calls (``recovered``),
+    answered in order by the tool messages that follow it. The messages stay as recorded.
     """
     messages = list(convert_to_messages(wire_messages(sample.messages)))
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     steps = []
-    for message in messages[recorded_generation_start(sample.messages) :]:
+    for index in range(recorded_generation_start(sample.messages), len(messages)):
+        message = messages[index]
         if not isinstance(message, AIMessage):
             continue
         calls = [
-            ToolCallRecord(
-                id=c["id"] or f"call_{i}",
-                name=c["name"],
-                args=c["args"],
-                status="ok" if c["id"] in answered else "round_limit",
-            )
+            (c["id"] or f"call_{index}_{i}", c["name"], c["args"])  # wire ids make `or` moot
             for i, c in enumerate(message.tool_calls)
         ]
-        steps.append(StepRecord(latency_s=0.0, tool_calls=calls))
-    return Trajectory.build(messages, steps, "final")
+        recovered = False
+        if parse_content is not None and not calls and not message.invalid_tool_calls:
+            calls = _calls_in_text(messages, index, parse_content)
+            recovered = bool(calls)
+        records = [
+            ToolCallRecord(
+                id=call_id, name=name, args=args, status=_status(results.get(call_id)),
+                recovered=recovered,
+            )
+            for call_id, name, args in calls
+        ]  # fmt: skip
+        steps.append(StepRecord(latency_s=0.0, tool_calls=records))
+    pending = bool(steps) and any(c.status == "not_run" for c in steps[-1].tool_calls)
+    return Trajectory.build(messages, steps, "tool_calls" if pending else "final")
+
+
+def _status(result: ToolMessage | None) -> ToolCallStatus:
+    if result is None:
+        return "not_run"
+    return "error" if result.status == "error" else "ok"
+
+
+def _calls_in_text(
+    messages: list[BaseMessage], index: int, parse: ContentCallParser
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """Calls written in a reply's text, each with the id of the tool message answering it
+    (the ones right after the reply, in order); text calls carry no id of their own."""
+    found = parse(_text(messages[index].content))
+    answers = []
+    for message in messages[index + 1 :]:
+        if not isinstance(message, ToolMessage):
+            break
+        answers.append(message.tool_call_id)
+    return [
+        (answers[i] if i < len(answers) else f"call_{index}_{i}", name, args)
+        for i, (name, args) in enumerate(found)
+    ]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(
+        b if isinstance(b, str) else str(b.get("text", ""))
+        for b in content
+        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+    )
 
 
 @dataclass
@@ -95,7 +149,7 @@ class RewardPlan:
     """Validated reward specs and the pass threshold of each reward key."""
 
     def __init__(self, rewards: Sequence[Any], thresholds: dict[str, float]) -> None:
-        from evals import parse_reward_specs, registered_rewards  # evals imports agentloop
+        from evals import parse_reward_specs, registered_rewards  # loaded on use (~60 ms)
 
         try:
             self.specs = parse_reward_specs(list(rewards))

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "ErrorExamples",
     "LatencyStats",
     "RewardStats",
     "RunSummary",
@@ -98,6 +99,19 @@ class LatencyStats(BaseModel):
     max: float = 0.0
 
 
+_EXAMPLE_IDS = 3  # sample ids kept per error kind
+_EXAMPLE_CHARS = 500  # characters kept of an error message
+
+
+class ErrorExamples(BaseModel):
+    """The first errored results of one kind, to show what went wrong without the file."""
+
+    first_error: str
+    """The first result's error message (cut at 500 characters)."""
+    sample_ids: list[str] = Field(default_factory=list)
+    """Ids of the first few samples with such an error (3 at most)."""
+
+
 class RunSummary(BaseModel):
     """What a run did, computed from its results lines."""
 
@@ -111,6 +125,8 @@ class RunSummary(BaseModel):
     """Results that failed (model error, crash, reward error): excluded from means."""
     errors_by_kind: dict[str, int] = Field(default_factory=dict)
     """Errored results per kind: model, crash, reward."""
+    error_examples: dict[str, ErrorExamples] = Field(default_factory=dict)
+    """Per error kind: the first message and the first sample ids."""
     single_turn: int = 0
     """Results scored as single-turn tool-call evaluations (nothing executed)."""
     rewards: dict[str, RewardStats] = Field(default_factory=dict)
@@ -129,6 +145,10 @@ class RunSummary(BaseModel):
     """stop_reason -> results."""
     invalid_lines: list[str] = Field(default_factory=list)
     """Dataset lines skipped as invalid (``file:line: what``)."""
+    planned: int | None = None
+    """Results the run planned (samples x epochs); None when not known."""
+    complete: bool = True
+    """False when fewer results than planned are present (a killed or running run)."""
     failed: bool = False
     """True when the run failed its fail_on_error rule."""
     failure: str | None = None
@@ -181,7 +201,14 @@ class _Accumulator:
             self.rounds[int(line.get("rounds") or 0)] += 1
         if line.get("status") != "ok":
             s.errored += 1
-            self.counters["errors"][line.get("error_kind") or "unknown"] += 1
+            kind = line.get("error_kind") or "unknown"
+            self.counters["errors"][kind] += 1
+            example = s.error_examples.get(kind)
+            if example is None:
+                message = str(line.get("error") or "(no message)")[:_EXAMPLE_CHARS]
+                example = s.error_examples[kind] = ErrorExamples(first_error=message)
+            if len(example.sample_ids) < _EXAMPLE_IDS and sample not in example.sample_ids:
+                example.sample_ids.append(sample)
             return
         s.ok += 1
         for key, result in (line.get("scores") or {}).items():
@@ -226,6 +253,7 @@ class _Accumulator:
             k: int(tokens.get(k, 0)) for k in ("input_tokens", "output_tokens", "total_tokens")
         }
         s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
+        s.error_examples = dict(sorted(s.error_examples.items()))
         s.stop_reasons = dict(sorted(self.counters["stop"].items()))
         walls = sorted(self.walls)
         if walls:
@@ -252,12 +280,16 @@ def summarize(
     epochs: int = 1,
     invalid_lines: Iterable[str] = (),
     fail_on_error: bool | int | float = False,
+    planned: int | None = None,
 ) -> RunSummary:
-    """The summary of result lines (streamed: lines are folded, not kept)."""
+    """The summary of result lines (streamed: lines are folded, not kept); ``planned``
+    is the number of results a finished run has."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
     summary = acc.finish(epochs)
+    summary.planned = planned
+    summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)
     if summary.errored:
         summary.notes.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +245,111 @@ def test_two_rescores_in_the_same_second_never_share_a_file(
     assert len(read_results(run_dir, first.name)) == len(read_results(run_dir, second.name)) == 3
     assert summary_1.results == summary_2.results == 3
     assert (run_dir / "summary.rescored-20300102-030405-2.json").is_file()
+
+
+@pytest.mark.parametrize("skip_invalid", [False, True])
+def test_an_empty_dataset_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], skip_invalid: bool
+) -> None:
+    config = add_setup(tmp_path, n=1, skip_invalid=skip_invalid)
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n")
+    code, _, err = run_cli(capsys, "run", str(config))
+    assert code == 2 and err == f"agentloop: error: {data}: the dataset has no rows\n"
+
+
+@pytest.mark.parametrize(
+    ("setting", "field"),
+    [
+        ("model_params.temperature=hot", "temperature"),
+        ("model_params.max_tokens=abc", "max_tokens"),
+    ],
+)
+def test_a_bad_sampling_param_is_one_line_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], setting: str, field: str
+) -> None:
+    config = add_setup(
+        tmp_path,
+        n=1,
+        model="openai:gpt-test",
+        model_options={"base_url": "http://127.0.0.1:9/v1"},
+        tools=[],
+    )
+    code, _, err = run_cli(capsys, "run", str(config), "--set", setting)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("agentloop: error: ") and field in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_validation_error_opening_the_model_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever a provider lets through, pydantic's multi-line report never reaches the user.
+    from pydantic import BaseModel
+
+    import agentloop.models._base as models_base
+
+    class Client(BaseModel):
+        temperature: float
+
+    def provider(value: str, params: dict[str, object], options: dict[str, object]) -> object:
+        return Client.model_validate(params)
+
+    monkeypatch.setitem(models_base._PROVIDERS, "cli-test-pydantic", provider)
+    config = add_setup(tmp_path, n=1, model="cli-test-pydantic:x")
+    code, _, err = run_cli(capsys, "run", str(config), "--set", "model_params.temperature=hot")
+    assert code == 2 and err == (
+        "agentloop: error: temperature: Input should be a valid number, unable to parse "
+        "string as a number (Client)\n"
+    )
+    assert not (tmp_path / "runs").exists()
+
+
+def test_summary_of_a_killed_run_says_it_is_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(capsys, "run", str(add_setup(tmp_path, n=5)))[0] == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    results = run_dir / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:2]))
+    (run_dir / "summary.json").unlink()  # killed: no summary
+    code, out, err = run_cli(capsys, "summary", str(run_dir))
+    assert code == 0 and err == ""
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert (summary["complete"], summary["planned"], summary["results"]) == (False, 5, 2)
+    note = f"INCOMPLETE: 2 of 5 results; finish with: agentloop run --resume {run_dir}"
+    assert summary["notes"][0] == note
+    assert f"note: {note}" in out and re.search(r"│ INCOMPLETE +│ 2 of 5 results", out)
+    # Finished, the same command says nothing of the kind.
+    assert run_cli(capsys, "run", "--resume", str(run_dir))[0] == 0
+    code, out, _ = run_cli(capsys, "summary", str(run_dir))
+    assert json.loads((run_dir / "summary.json").read_text())["complete"] is True
+    assert "INCOMPLETE" not in out
+
+
+def test_a_reward_failing_everywhere_is_shown_by_kind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import evals._registry
+    from evals import register_reward
+
+    def broken(trajectory: object, ground_truth: object, *, answer: object = None) -> object:
+        raise KeyError("expected_calls")
+
+    # A private copy of the registry: the test reward must not leak into other tests.
+    monkeypatch.setattr(evals._registry, "_REGISTRY", dict(evals._registry._REGISTRY))
+    register_reward("cli_test_broken", broken)
+    config = add_setup(tmp_path, n=5, rewards=["cli_test_broken"], pass_threshold={})
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0
+    errors = out[out.index("Errors") :]
+    assert "reward" in errors and "│       5 │" in errors
+    assert "s0000, s0001, s0002" in errors and "s0003" not in errors
+    assert "KeyError: 'expected_calls'" in errors
+    summary = json.loads((only_run_dir(tmp_path / "runs") / "summary.json").read_text())
+    assert summary["error_examples"] == {
+        "reward": {
+            "first_error": "KeyError: 'expected_calls'",
+            "sample_ids": ["s0000", "s0001", "s0002"],
+        }
+    }

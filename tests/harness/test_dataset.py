@@ -157,9 +157,11 @@ def test_invalid_utf8_and_missing_and_empty_files(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match=r"dataset not found: .*nope\.jsonl"):
         scan_dataset(tmp_path / "nope.jsonl")
     (tmp_path / "empty.jsonl").write_text("\n\n")
-    assert [str(p) for p in scan_dataset(tmp_path / "empty.jsonl").problems] == [
-        f"{tmp_path / 'empty.jsonl'}:1: the dataset has no rows"
-    ]
+    empty = scan_dataset(tmp_path / "empty.jsonl")
+    assert (empty.valid, empty.problems) == (0, [])  # no line is bad: there are none
+    with pytest.raises(DatasetError) as info:
+        empty.raise_if_invalid()
+    assert str(info.value) == f"{tmp_path / 'empty.jsonl'}: the dataset has no rows"
 
 
 def test_sha256_and_stream_skip_invalid(tmp_path: Path) -> None:

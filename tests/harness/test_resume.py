@@ -182,3 +182,140 @@ def test_errored_results_are_not_run_again(tmp_path: Path) -> None:
     assert {r["status"] for r in read_results(run_dir)} == {"error"}
     assert main(["run", "--resume", str(run_dir)]) == 0
     assert len(read_results(run_dir)) == 3
+
+
+def _start_run(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """An ``agentloop run`` in its own process, once it has written a result."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentloop.cli", "run", *argv],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        runs = tmp_path / "runs"
+        if runs.is_dir() and any(runs.iterdir()):
+            results = only_run_dir(runs) / "results.jsonl"
+            if results.is_file() and results.read_bytes().count(b"\n") >= 1:
+                return proc, results.parent
+        time.sleep(0.01)
+    proc.kill()
+    raise AssertionError("the run wrote no result in time")
+
+
+def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_not(tmp_path: Path) -> None:
+    # Two resumes of one run at once used to write duplicated pairs, counted twice.
+    config = add_setup(tmp_path, n=40, concurrency=1, model_options={"latency": 0.1})
+    first, run_dir = _start_run(tmp_path, str(config))
+    try:
+        second = cli("run", "--resume", str(run_dir))
+        assert second.returncode == 2, second.stderr
+        assert second.stderr == (
+            f"agentloop: error: cannot write to {run_dir}: another agentloop process "
+            f"(pid {first.pid}) is writing it\n"
+        )
+        assert first.poll() is None, "the first run ended too early for this test"
+        assert json.loads((run_dir / "run.json").read_text())["resumed_at"] == []
+    finally:
+        first.kill()  # SIGKILL: no chance to clean up
+        first.communicate(timeout=30)
+    assert (run_dir / "writer.lock").read_text() == f"{first.pid}\n"  # left behind
+    assert main(["run", "--resume", str(run_dir), "--concurrency", "8"]) == 0
+    assert len(outcome_by_pair(run_dir)) == 40
+    assert json.loads((run_dir / "summary.json").read_text())["results"] == 40
+
+
+def test_one_process_cannot_open_a_run_it_is_writing(tmp_path: Path) -> None:
+    from agentloop.harness import RunLockedError, Scrubber, load_config, open_run, scan_dataset
+
+    config = load_config(add_setup(tmp_path, n=2))
+    scan = scan_dataset(config.dataset)
+    with open_run(config, None, scan, 2, Scrubber({}), None) as (run_dir, _, done):
+        with pytest.raises(RunLockedError) as info, open_run(
+            config, None, scan, 2, Scrubber({}), run_dir
+        ):
+            pass
+        assert str(info.value) == (
+            f"cannot write to {run_dir}: this process (pid {os.getpid()}) is already writing it"
+        )
+    # Released at the end of the block.
+    with open_run(config, None, scan, 2, Scrubber({}), run_dir) as (again, _, _):
+        assert again == run_dir and done == set()
+
+
+def test_ctrl_c_names_the_run_directory_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=40, concurrency=1, model_options={"latency": 0.1})
+    proc, run_dir = _start_run(tmp_path, str(config))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode() == (
+        f"agentloop: interrupted; finish it with: agentloop run --resume {run_dir}\n"
+    )
+    assert main(["run", "--resume", str(run_dir), "--concurrency", "8"]) == 0
+    assert len(outcome_by_pair(run_dir)) == 40
+
+
+def _edit(path: Path) -> None:
+    path.write_text(path.read_text() + "\n# changed\n")
+
+
+@pytest.mark.parametrize("changed", ["tool", "script"])
+def test_resume_refuses_changed_tool_code_or_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], changed: str
+) -> None:
+    config = add_setup(tmp_path, n=3)
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    header = json.loads((run_dir / "run.json").read_text())
+    tools, script = tmp_path / "mytools.py", tmp_path / "script.json"
+    import hashlib
+
+    assert header["inputs"] == {
+        f"tool {tools}:add": {
+            "file": str(tools),
+            "sha256": hashlib.sha256(tools.read_bytes()).hexdigest(),
+        },
+        f"scripted model {script}": {
+            "file": str(script),
+            "sha256": hashlib.sha256(script.read_bytes()).hexdigest(),
+        },
+    }
+    name = f"tool {tools}:add" if changed == "tool" else f"scripted model {script}"
+    if changed == "tool":
+        _edit(tools)
+    else:
+        script.write_text(script.read_text().replace('"3"', '"three"'))
+    capsys.readouterr()
+    assert main(["run", "--resume", str(run_dir)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentloop: error: cannot resume {run_dir}: changed since the run started: {name} "
+        "(add --allow-changed to resume anyway)\n"
+    )
+    assert len(json.loads((run_dir / "run.json").read_text())["resumed_at"]) == 0
+    assert main(["run", "--resume", str(run_dir), "--allow-changed"]) == 0
+    header = json.loads((run_dir / "run.json").read_text())
+    (entry,) = header["resumed_at"]
+    assert list(entry["allowed_changes"]) == [name]
+    assert entry["allowed_changes"][name]["now"] == header["inputs"][name]["sha256"]
+    # The new digests are the run's now: the next resume needs no flag.
+    assert main(["run", "--resume", str(run_dir)]) == 0
+
+
+def test_allow_changed_needs_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(add_setup(tmp_path, n=1)), "--allow-changed"]) == 2
+    assert capsys.readouterr().err == "agentloop run: --allow-changed needs --resume RUN_DIR\n"
+
+
+def test_tool_modules_are_found_by_import_path() -> None:
+    from agentloop.harness import EvalConfig, run_inputs
+
+    config = EvalConfig(model="openai:x", dataset="d", tools=["tools.calculator:calculator"])
+    (entry,) = run_inputs(config).values()
+    assert entry["file"] == str(ROOT / "tools" / "calculator.py")

@@ -17,6 +17,7 @@ from agentloop.engine._dispatch import ToolDispatcher
 from agentloop.errors import DatasetError
 from agentloop.harness._config import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
+from agentloop.models import ModelSource
 from agentloop.testing import FunctionChatModel, ScriptedChatModel
 from evals import register_reward
 from tests.support.harness import (
@@ -36,16 +37,16 @@ from tests.support.harness import (
 SOURCES: dict[str, Any] = {}
 
 
-class _Source:
-    def __init__(self, make: Any, **extra: Any) -> None:
+class _Source(ModelSource):
+    def __init__(self, make: Any, executor: Any = None) -> None:
         self.make = make
-        self.__dict__.update(extra)
+        self.executor = executor
 
     def for_sample(self, sample_id: str, epoch: int) -> Any:
         return self.make(sample_id, epoch)
 
-    async def aclose(self) -> None:
-        return None
+    def tool_executor(self, sample_id: str, epoch: int) -> Any:
+        return None if self.executor is None else self.executor(sample_id, epoch)
 
 
 @pytest.fixture(autouse=True)
@@ -185,8 +186,9 @@ def test_schema_only_tools_make_a_single_turn_sample(tmp_path: Path) -> None:
     )
     lines = by_id(run(config))
     single = lines["schema-only"]
-    assert single["single_turn"] is True and single["stop_reason"] == "max_rounds"
-    assert single["tool_calls_by_status"] == {"round_limit": 1} and single["rounds"] == 0
+    assert single["single_turn"] is True and single["stop_reason"] == "tool_calls"
+    assert single["tool_calls_by_status"] == {"not_run": 1} and single["rounds"] == 0
+    assert [m["type"] for m in single["trajectory"]["messages"]] == ["human", "ai"]
     assert single["scores"]["exact_tool_match_reward"]["score"] == 1.0
     multi = lines["implemented"]
     assert multi["single_turn"] is False and multi["tool_calls_by_status"] == {"ok": 1}
@@ -288,7 +290,8 @@ def test_score_mode_scores_the_recorded_messages(tmp_path: Path) -> None:
     )
     lines = by_id(run(config))
     assert lines["one-turn"]["scores"]["exact_tool_match_reward"]["score"] == 1.0
-    assert lines["one-turn"]["tool_calls_by_status"] == {"round_limit": 1}
+    assert lines["one-turn"]["tool_calls_by_status"] == {"not_run": 1}
+    assert lines["one-turn"]["stop_reason"] == "tool_calls"
     assert lines["full"]["scores"]["tool_call_match"]["score"] == 1.0
     assert lines["full"]["scores"]["qa_f1_reward"]["score"] == 1.0
     assert lines["full"]["rounds"] == 1 and lines["full"]["stop_reason"] == "final"
@@ -298,7 +301,7 @@ def test_score_mode_scores_the_recorded_messages(tmp_path: Path) -> None:
 def test_failures_are_contained_and_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def crash_dispatcher(sample_id: str, *args: Any, **kwargs: Any) -> None:
+    def crash_executor(sample_id: str, epoch: int) -> None:
         if sample_id == "s0002":
             raise RuntimeError("dispatcher exploded")
 
@@ -309,7 +312,7 @@ def test_failures_are_contained_and_counted(
             raise LookupError("no such model")
         return ScriptedChatModel([ask(call("c", "add", {"a": 1, "b": 1})), "ok"])
 
-    SOURCES["failing"] = _Source(model, dispatcher_for_sample=crash_dispatcher)
+    SOURCES["failing"] = _Source(model, crash_executor)
 
     def boom(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> Any:
         if trajectory.final_answer == "ok" and answer == "5":
@@ -358,19 +361,28 @@ def test_failures_are_contained_and_counted(
     assert run(config, "fail_on_error=false").exit_code == 0
 
 
-def test_source_dispatcher_serves_tool_results(tmp_path: Path) -> None:
+def test_a_sources_tool_executor_answers_the_calls(tmp_path: Path) -> None:
     @tool
     def add(a: int, b: int) -> str:
         """Recorded add."""
         return "recorded"
 
+    seen: list[float | None] = []
+
+    def executor(sample_id: str, epoch: int) -> Any:
+        def wrap(dispatcher: ToolDispatcher) -> ToolDispatcher:
+            seen.append(dispatcher.timeout)  # the run's own limits reach the executor
+            return ToolDispatcher([add])
+
+        return wrap
+
     SOURCES["dispatch"] = _Source(
         lambda sid, epoch: ScriptedChatModel([ask(call("c", "add", {"a": 1, "b": 1})), "x"]),
-        dispatcher_for_sample=lambda sid, epoch, tools, **kw: ToolDispatcher([add]),
+        executor,
     )
-    outcome = run(add_setup(tmp_path, n=1, model="harness-test:dispatch"))
+    outcome = run(add_setup(tmp_path, n=1, model="harness-test:dispatch"), "tool_timeout=7")
     messages = read_results(outcome.run_dir)[0]["trajectory"]["messages"]
-    assert messages[2]["content"] == "recorded"
+    assert messages[2]["content"] == "recorded" and seen == [7.0]
 
 
 def test_concurrency_is_a_bounded_pool(tmp_path: Path) -> None:
@@ -417,9 +429,12 @@ def test_bad_dataset_refuses_to_start(tmp_path: Path) -> None:
 
 def test_all_invalid_refuses_even_with_skip_invalid(tmp_path: Path) -> None:
     config = add_setup(tmp_path, n=1, skip_invalid=True)
-    (tmp_path / "data.jsonl").write_text("{oops\n")
-    with pytest.raises(DatasetError, match="1 invalid line"):
+    data = tmp_path / "data.jsonl"
+    data.write_text("{oops\n")
+    with pytest.raises(DatasetError) as info:
         run(config)
+    # skip_invalid is set already: suggesting it would send the user in circles.
+    assert str(info.value).splitlines()[0] == f"{data}: no valid rows; 1 invalid line(s)"
 
 
 def test_progress_reporter_sees_every_result(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""No value of a KEY / TOKEN / SECRET environment variable is ever written."""
+"""No secret value (``agentloop._secrets``: environment and ``./.env``) is ever written or
+printed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import agentloop.models._base as models_base
 from agentloop.cli._commands import main
+from agentloop.models import ModelSource
 from agentloop.testing import ScriptedChatModel
 from tests.support.harness import (
     add_setup,
@@ -18,6 +20,7 @@ from tests.support.harness import (
     only_run_dir,
     tools_file,
     write_json,
+    write_jsonl,
 )
 
 SECRETS = {
@@ -27,7 +30,7 @@ SECRETS = {
 }
 
 
-class _LeakySource:
+class _LeakySource(ModelSource):
     """A model source whose errors quote the API key, like a careless client library."""
 
     def for_sample(self, sample_id: str, epoch: int) -> Any:
@@ -35,9 +38,6 @@ class _LeakySource:
         if sample_id == "s0001":
             raise PermissionError(f"401 for key {key}")
         return ScriptedChatModel([RuntimeError(f"bad request with api_key={key}")])
-
-    async def aclose(self) -> None:
-        return None
 
 
 @pytest.fixture(autouse=True)
@@ -164,4 +164,115 @@ def test_secret_looking_options_are_redacted_even_without_env(tmp_path: Path) ->
         "base_url": "u",
         # not a secret: masked, `run --resume RUN_DIR` rejected the config it read back
         "max_tokens_field": "max_tokens",
+    }
+
+
+def test_secret_names_follow_one_policy() -> None:
+    from agentloop._secrets import is_secret_name
+
+    secret = [
+        "OPENAI_API_KEY", "GH_TOKEN", "db_secret", "PGPASSWORD", "MYSQL_PASSWD",
+        "GOOGLE_APPLICATION_CREDENTIALS", "BASIC_AUTH", "api_key", "access_token",
+    ]  # fmt: skip
+    not_secret = [
+        "PATH", "base_url", "api_key_env", "max_tokens_field", "max_tokens",
+        "input_tokens", "output_tokens", "total_tokens", "max_completion_tokens",
+    ]  # fmt: skip
+    assert [n for n in secret if not is_secret_name(n)] == []
+    assert [n for n in not_secret if is_secret_name(n)] == []
+
+
+@pytest.mark.parametrize("name", ["HARNESS_DB_PASSWD", "HARNESS_CREDENTIAL", "HARNESS_AUTH"])
+def test_passwd_credential_and_auth_variables_are_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    value = "hunter2-correct-horse"
+    monkeypatch.setenv(name, value)
+    tools = tools_file(tmp_path)
+    config = add_setup(tmp_path, n=1, tools=[f"{tools}:leak"], model_options={"latency": 0})
+    write_json(tmp_path / "script.json", {"*": [ask(call("c1", "leak", {"name": name})), "ok"]})
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    line = json.loads((run_dir / "results.jsonl").read_text())
+    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+    assert outputs == ["***"]
+    for path in run_dir.iterdir():
+        assert value not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_a_secret_only_in_dotenv_is_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # openai: models read keys from ./.env too, so its values are secrets as much as
+    # the environment's; a tool that reads the file must not write the key out.
+    value = "sk-dotenv-only-7f3e9a2b"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HARNESS_DOTENV_API_KEY", raising=False)
+    (tmp_path / ".env").write_text(f"HARNESS_DOTENV_API_KEY={value}\n")
+    tools = tools_file(tmp_path)
+    config = add_setup(tmp_path, n=1, tools=[f"{tools}:read_text"])
+    env_file = str(tmp_path / ".env")
+    write_json(
+        tmp_path / "script.json",
+        {"*": [ask(call("c1", "read_text", {"path": env_file})), f"found {value}"]},
+    )
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    line = json.loads((run_dir / "results.jsonl").read_text())
+    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+    assert outputs == ["HARNESS_DOTENV_API_KEY=***\n"]
+    assert line["trajectory"]["final_answer"] == "found ***"
+    for path in run_dir.iterdir():
+        assert value not in path.read_text(encoding="utf-8"), path.name
+    out, err = capsys.readouterr()
+    assert value not in out + err
+    # CLI error lines are masked with the same values.
+    code = main(["run", str(config), "--set", f"model_options.latency={value}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == (
+        "agentloop: error: model option latency must be a non-negative number, not '***'\n"
+    )
+
+
+def test_summary_tables_and_file_are_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Results written before the secret was known (another machine, an older .env):
+    # `agentloop summary` masks what it prints and writes with today's values.
+    value = "tok-later-known-5d1c"
+    assert main(["run", str(add_setup(tmp_path, n=2))]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    write_jsonl(
+        run_dir / "results.jsonl",
+        [
+            {"id": "s0000", "epoch": 1, "status": "error", "error_kind": "model",
+             "error": f"401: bad token {value}"},
+            {"id": "s0001", "epoch": 1, "status": "ok", "scores": {}},
+        ],
+    )  # fmt: skip
+    monkeypatch.setenv("HARNESS_LATER_TOKEN", value)
+    capsys.readouterr()
+    assert main(["summary", str(run_dir)]) == 0
+    out, err = capsys.readouterr()
+    assert "401: bad token ***" in out and value not in out + err
+    assert value not in (run_dir / "summary.json").read_text()
+
+
+def test_secret_named_params_and_nested_options_are_redacted() -> None:
+    from agentloop.harness._config import EvalConfig
+    from agentloop.harness._dataset import DatasetScan
+    from agentloop.harness._rundir import build_header
+
+    config = EvalConfig(
+        model="scripted:x",
+        dataset="d",
+        model_params={"max_tokens": 5, "extra_body": {"auth": "abc", "top_k": 3}},
+        model_options={"headers": {"X-Api-Key": "k"}, "db_password": "p"},
+    )
+    header = build_header(config, None, DatasetScan("d", "0" * 64, 1, []), 1)
+    assert header["model_params"] == {"max_tokens": 5, "extra_body": {"auth": "***", "top_k": 3}}
+    assert header["config"]["model_params"] == header["model_params"]
+    assert header["config"]["model_options"] == {
+        "headers": {"X-Api-Key": "***"},
+        "db_password": "***",
     }

@@ -90,7 +90,7 @@ def test_tool_calls(tmp_path: Path) -> None:
     assert scores(lines, "exact_tool_match_reward") == expected
     assert scores(lines, "tool_call_match") == expected
     # Nothing was executed.
-    assert all(set(line["tool_calls_by_status"]) <= {"round_limit"} for line in lines.values())
+    assert all(set(line["tool_calls_by_status"]) <= {"not_run"} for line in lines.values())
 
 
 def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

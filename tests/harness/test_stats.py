@@ -167,3 +167,32 @@ def test_tables_render() -> None:
         "1 invalid dataset line(s) were skipped",
     ):
         assert expected in text
+
+
+def test_errors_keep_the_first_message_and_a_few_ids_per_kind() -> None:
+    lines = (
+        [line("m0", 2, None, error="RateLimitError: try 0")]
+        + [line(f"m{i}", 1, None, error=f"RateLimitError: try {i}") for i in range(999)]
+        + [line("r0", 1, None, error_kind="reward", error="KeyError: 'x'\n" + "y" * 2000)]
+    )
+    s = summarize(lines)
+    assert s.errors_by_kind == {"model": 1000, "reward": 1}
+    model, reward = s.error_examples["model"], s.error_examples["reward"]
+    assert model.first_error == "RateLimitError: try 0"
+    assert model.sample_ids == ["m0", "m1", "m2"]  # bounded, however many errors
+    assert reward.sample_ids == ["r0"] and len(reward.first_error) == 500
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=160))
+    text = buffer.getvalue()
+    errors = text[text.index("Errors") :]
+    # Most frequent kind first; a long message is cut.
+    assert errors.index("model") < errors.index("reward")
+    assert "RateLimitError: try 0" in errors and "m0, m1, m2" in errors
+    assert "KeyError: 'x'" in errors and errors.count("y") < 150  # cut short
+
+
+def test_planned_results_make_a_summary_complete_or_not() -> None:
+    assert summarize([line("a", 1, 1.0)]).complete  # unknown plan: nothing to say
+    partial = summarize([line("a", 1, 1.0)], planned=4)
+    assert (partial.planned, partial.complete) == (4, False)
+    assert summarize([line("a", 1, 1.0)], planned=1).complete

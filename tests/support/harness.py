@@ -28,6 +28,13 @@ def leak(name: str) -> str:
 
 
 @tool
+def read_text(path: str) -> str:
+    """Return the text of a file."""
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+@tool
 def explode(name: str) -> str:
     """Raise an error that mentions an environment variable's value."""
     raise ToolException("cannot connect with " + os.environ.get(name, ""))

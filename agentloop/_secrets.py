@@ -1,0 +1,134 @@
+"""The one secret policy: which names hold secrets, where their values come from, masking.
+
+A *secret name* contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH
+(any case), except names that only look like one: ``*_env`` options name a variable
+(``api_key_env: MY_KEY``), token counts (``max_tokens``, ``input_tokens``) are numbers,
+and ``max_tokens_field`` names a request field.
+
+Secret values are those of secret-named variables in the environment and in ``.env``
+in the working directory (``openai:`` models read keys from both), 6 characters or
+longer: shorter values (``TOKENIZERS_PARALLELISM=false``) would mask ordinary words.
+
+This module imports nothing from agentloop: the engine, the models and the harness
+all use it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MASK", "MIN_SECRET_LEN", "Scrubber", "is_secret_name", "read_dotenv", "secret_values"]
+
+MASK = "***"
+MIN_SECRET_LEN = 6
+
+_SECRET_WORD = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+_NOT_SECRET = frozenset({"max_tokens_field"})
+_COUNT_WORDS = frozenset(
+    {"max", "min", "num", "n", "input", "output", "total", "prompt", "completion", "cached",
+     "reasoning", "new"}
+)  # fmt: skip
+
+
+def _is_token_count(lowered: str) -> bool:
+    words = [w for w in re.split(r"[^a-z0-9]+", lowered) if w]
+    return len(words) > 1 and words[-1] == "tokens" and any(w in _COUNT_WORDS for w in words)
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a variable, option or parameter named ``name`` may hold a secret."""
+    lowered = name.lower()
+    if lowered in _NOT_SECRET or lowered.endswith("_env") or _is_token_count(lowered):
+        return False
+    return _SECRET_WORD.search(name) is not None
+
+
+def read_dotenv(path: str | Path = ".env") -> dict[str, str]:
+    """``KEY=VALUE`` lines of a ``.env`` file (``export``, comments and quotes allowed).
+
+    Missing file: ``{}``. Values are not expanded; the environment is not changed.
+    """
+    file = Path(path)
+    if not file.is_file():
+        return {}
+    values: dict[str, str] = {}
+    for raw in file.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").strip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key.replace("_", "").isalnum():
+            continue
+        value = value.strip()
+        if value[:1] in ("'", '"'):
+            quote = value[0]
+            end = value.find(quote, 1)
+            value = value[1:end] if end > 0 else value[1:]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        values[key] = value
+    return values
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> set[str]:
+    """Values of secret-named variables: of ``environ``, or else of the environment and
+    ``./.env`` together."""
+    if environ is None:
+        try:
+            dotenv = read_dotenv()
+        except (OSError, UnicodeDecodeError):
+            dotenv = {}  # an unreadable .env holds no key anyone could have used
+        sources: list[Mapping[str, str]] = [os.environ, dotenv]
+    else:
+        sources = [environ]
+    return {
+        value
+        for source in sources
+        for name, value in source.items()
+        if len(value) >= MIN_SECRET_LEN and is_secret_name(name)
+    }
+
+
+class Scrubber:
+    """Replaces secret values (see ``secret_values``) with ``***`` in text and JSON."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        values = secret_values(environ)
+        # Longest first, so a secret containing another is masked whole.
+        self.secrets = sorted(values, key=len, reverse=True)
+        # How each secret can appear inside JSON text (escaped forms).
+        self._forms = frozenset(
+            form
+            for s in values
+            for form in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])
+        )
+
+    def text(self, value: str) -> str:
+        """``value`` with every secret masked."""
+        for secret in self.secrets:
+            if secret in value:
+                value = value.replace(secret, MASK)
+        return value
+
+    def obj(self, value: Any) -> Any:
+        """A copy of a JSON-like value with every string (keys too) masked."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.obj(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.obj(v) for v in value]
+        return value
+
+    def json_text(self, text: str) -> str:
+        """A JSON document with every secret masked; re-encodes only when one is found."""
+        if not any(form in text for form in self._forms):
+            return text
+        return json.dumps(self.obj(json.loads(text)), ensure_ascii=False)
