@@ -1,11 +1,11 @@
 """The harness: configs and datasets in, run directories of scored results out.
 
-Config (``_config``), dataset (``_dataset``), the runner (``_runner``), progress
-reporting (``_reporting``), scoring (``_scoring``), result files (``_results``), the
-run directory's header, resume checks and summary (``_rundir``), its writer lock
+Config (``_config``), dataset files (``_dataset``) and their rows (``_rows``), the
+runner (``_runner``) and one sample's run (``_sample``), progress reporting
+(``_reporting``), scoring (``_scoring``), result files (``_results``), the run
+directory's header, resume checks and summary (``_rundir``), its writer lock
 (``_lock``), the input files a resume checks (``_inputs``), summary statistics
 (``_stats``), offline re-scoring (``_rescore``) and run comparison (``_compare``).
-Secrets are masked by ``agentloop._secrets`` (its ``Scrubber`` is re-exported here).
 """
 
 from __future__ import annotations
@@ -25,18 +25,7 @@ from agentloop.harness._config import (
     read_raw_config,
     validate_config,
 )
-from agentloop.harness._dataset import (
-    DatasetScan,
-    LineProblem,
-    Mode,
-    Sample,
-    iter_samples,
-    parse_line,
-    prompt_messages,
-    recorded_generation_start,
-    scan_dataset,
-    wire_messages,
-)
+from agentloop.harness._dataset import DatasetScan, LineProblem, iter_samples, scan_dataset
 from agentloop.harness._inputs import (
     changed_inputs,
     run_inputs,
@@ -70,6 +59,14 @@ from agentloop.harness._results import (
     utc_now,
     write_json_atomic,
 )
+from agentloop.harness._rows import (
+    Mode,
+    Sample,
+    parse_line,
+    prompt_messages,
+    recorded_generation_start,
+    wire_messages,
+)
 from agentloop.harness._rundir import (
     RESUMABLE_CHANGES,
     build_header,
@@ -80,12 +77,11 @@ from agentloop.harness._rundir import (
     write_summary,
 )
 from agentloop.harness._runner import (
-    Prepared,
     RunOutcome,
-    prepare,
     run_eval,
     run_eval_sync,
 )
+from agentloop.harness._sample import Prepared, prepare, run_sample
 from agentloop.harness._scoring import (
     RewardPlan,
     ScoreOutcome,
@@ -119,7 +115,6 @@ __all__ = [
     "LatencyStats",
     "LineProblem",
     "Mode",
-
     "Prepared",
     "Reporter",
     "ResultWriter",
@@ -168,6 +163,7 @@ __all__ = [
     "run_eval",
     "run_eval_sync",
     "run_inputs",
+    "run_sample",
     "scan_dataset",
     "summarize",
     "utc_now",

@@ -22,7 +22,7 @@ from agentloop.engine import (
 )
 from agentloop.errors import ConfigError, ToolLoadError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._dataset import Sample, recorded_generation_start, wire_messages
+from agentloop.harness._rows import Sample, recorded_generation_start, wire_messages
 
 __all__ = ["RewardPlan", "ScoreOutcome", "ToolSet", "recorded_trajectory"]
 

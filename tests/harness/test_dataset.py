@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentloop.errors import DatasetError
-from agentloop.harness._dataset import (
+from agentloop.harness import (
     iter_samples,
     parse_line,
     prompt_messages,

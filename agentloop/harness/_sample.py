@@ -1,0 +1,197 @@
+"""One (sample, epoch): everything validated up front, then run, scored and encoded.
+
+``prepare`` checks dataset, rewards, tools and the content parser before anything
+runs; ``run_sample`` turns one pair into one results line, every failure included
+(an errored line, never an exception that would stop the other samples).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+from agentloop.engine import ContentCallParser, Trajectory, run_agent
+from agentloop.harness._config import EvalConfig
+from agentloop.harness._dataset import DatasetScan, scan_dataset
+from agentloop.harness._results import Scrubber, encode_result, utc_now
+from agentloop.harness._rows import Sample, prompt_messages
+from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
+from agentloop.models import ModelSource
+
+__all__ = ["Prepared", "prepare", "run_sample"]
+
+
+@dataclass
+class Prepared:
+    """Everything validated before the first sample runs."""
+
+    config: EvalConfig
+    config_path: str | None
+    scan: DatasetScan
+    rewards: RewardPlan
+    tools: ToolSet
+    parser: ContentCallParser | None
+    scrub: Scrubber
+    requests: dict[tuple[str, ...], dict[str, Any]] = field(default_factory=dict)
+    """Request signatures by tool set (computing tool schemas per sample is wasteful)."""
+
+
+def _content_parser(config: EvalConfig) -> ContentCallParser | None:
+    if not config.parse_content_tool_calls:
+        return None
+    # Imported only when asked for: most runs talk to servers that parse calls themselves.
+    from agentloop.engine import parse_content_tool_calls
+
+    return parse_content_tool_calls
+
+
+def prepare(
+    config: EvalConfig,
+    config_path: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Prepared:
+    """Validate dataset, rewards, tools and the content parser; raise on the first bad one."""
+    scan = scan_dataset(config.dataset, config.mode)
+    if scan.valid == 0 or not config.skip_invalid:
+        scan.raise_if_invalid()
+    return Prepared(
+        config=config,
+        config_path=config_path,
+        scan=scan,
+        rewards=RewardPlan.from_config(config),
+        tools=ToolSet(config.tools),
+        parser=_content_parser(config),
+        scrub=Scrubber(environ),
+    )
+
+
+class _SampleError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, Any]:
+    """The request signature replay checks (tools, tool_choice, params); cached per tool set."""
+    from agentloop.models import request_signature
+
+    key = tuple(t.name if isinstance(t, BaseTool) else json.dumps(t, sort_keys=True) for t in tools)
+    if key not in p.requests:
+        cfg = p.config
+        p.requests[key] = request_signature(
+            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.model_params
+        )
+    return p.requests[key]
+
+
+async def _generate(
+    p: Prepared, source: ModelSource, sample: Sample, epoch: int, record: dict[str, Any]
+) -> Trajectory:
+    cfg = p.config
+    try:
+        model = source.for_sample(sample.id, epoch)
+    except Exception as exc:
+        raise _SampleError("model", f"{type(exc).__name__}: {exc}") from exc
+    tools = p.tools.for_sample(sample)
+    record["request"] = _request(p, tools)
+    trajectory = await run_agent(
+        model,
+        tools,
+        prompt_messages(sample.messages),
+        max_rounds=cfg.max_rounds,
+        single_turn=record["single_turn"],
+        tool_timeout=cfg.tool_timeout,
+        parallel_tool_calls=cfg.parallel_tool_calls,
+        tool_execution=cfg.tool_execution,
+        tool_choice=cfg.tool_choice,
+        max_tool_output_chars=cfg.max_tool_output_chars,
+        retry=source.retry_policy,
+        parse_content_tool_calls=p.parser or False,
+        tool_executor=source.tool_executor(sample.id, epoch),
+    )
+    # replay with replay_tools: live reports tools whose output changed since the recording
+    if found := source.tool_differences(sample.id, epoch):
+        record["replay_tool_diffs"] = found
+    return trajectory
+
+
+async def run_sample(
+    p: Prepared, source: ModelSource, sample: Sample, epoch: int
+) -> tuple[str, bool]:
+    """Run, score and encode one (sample, epoch); every failure becomes an error line."""
+    started, started_at = time.perf_counter(), utc_now()
+    single = p.tools.single_turn(sample)
+    record: dict[str, Any] = {
+        "id": sample.id,
+        "epoch": epoch,
+        "status": "ok",
+        "error": None,
+        "error_kind": None,
+        "mode": p.config.mode,
+        "single_turn": single,
+        "request": None,
+    }
+    trajectory: Trajectory | None = None
+    scores, passed = {}, {}
+    try:
+        if p.config.mode == "score":
+            trajectory = recorded_trajectory(sample, p.parser)
+        else:
+            trajectory = await _generate(p, source, sample, epoch, record)
+        if trajectory.stop_reason == "error":
+            raise _SampleError("model", trajectory.error or "model error")
+        try:
+            outcome = p.rewards.score(trajectory, sample.ground_truth, sample.answer)
+        except Exception as exc:
+            raise _SampleError("reward", f"{type(exc).__name__}: {exc}") from exc
+        scores, passed = outcome.scores, outcome.passed
+    except _SampleError as exc:
+        record.update(status="error", error=str(exc), error_kind=exc.kind)
+    except Exception as exc:  # a crash in a tool wrapper or the loop: contained
+        record.update(status="error", error=f"{type(exc).__name__}: {exc}", error_kind="crash")
+    record.update(_trajectory_fields(trajectory))
+    record.update(
+        scores=scores,
+        passed=passed,
+        wall_time_s=round(time.perf_counter() - started, 6),
+        started_at=started_at,
+        answer=sample.answer,
+        ground_truth=sample.ground_truth,
+        metadata=sample.metadata,
+    )
+    return encode_result(record, _trajectory_json(trajectory, record), p.scrub), (
+        record["status"] != "ok"
+    )
+
+
+def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> str | None:
+    """The trajectory as JSON; one that cannot be encoded errors its sample, not the run."""
+    if trajectory is None:
+        return None
+    try:
+        return trajectory.model_dump_json()
+    except Exception as exc:
+        record.update(
+            status="error",
+            error=f"the trajectory cannot be saved as JSON: {type(exc).__name__}: {exc}",
+            error_kind="crash",
+            scores={},
+            passed={},
+        )
+        return None
+
+
+def _trajectory_fields(trajectory: Trajectory | None) -> dict[str, Any]:
+    if trajectory is None:
+        return {"stop_reason": None, "rounds": None, "tool_calls_by_status": {}, "usage": {}}
+    return {
+        "stop_reason": trajectory.stop_reason,
+        "rounds": trajectory.rounds,
+        "tool_calls_by_status": trajectory.tool_calls_by_status,
+        "usage": trajectory.usage.model_dump(),
+    }
