@@ -96,6 +96,11 @@ def secret_values(environ: Mapping[str, str] | None = None) -> set[str]:
     }
 
 
+def _escaped(value: str) -> set[str]:
+    """``value`` and how it appears inside a JSON string (ASCII-escaped or not)."""
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
 class Scrubber:
     """Replaces secret values (see ``secret_values``) with ``***`` in text and JSON."""
 
@@ -103,16 +108,15 @@ class Scrubber:
         values = secret_values(environ)
         # Longest first, so a secret containing another is masked whole.
         self.secrets = sorted(values, key=len, reverse=True)
-        # How each secret can appear inside JSON text (escaped forms).
-        self._forms = frozenset(
-            form
-            for s in values
-            for form in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])
-        )
+        # A string may hold JSON text itself (tool-call arguments, JSON tool output): the
+        # secret is escaped there, and escaped twice in the JSON text holding that string.
+        inner = {form for s in values for form in _escaped(s)}
+        self._masked = sorted(inner, key=len, reverse=True)
+        self._forms = frozenset(twice for form in inner for twice in _escaped(form))
 
     def text(self, value: str) -> str:
-        """``value`` with every secret masked."""
-        for secret in self.secrets:
+        """``value`` with every secret masked (escaped as in JSON text, too)."""
+        for secret in self._masked:
             if secret in value:
                 value = value.replace(secret, MASK)
         return value

@@ -14,6 +14,7 @@ from ._registry import (
     parse_reward_specs,
     register_reward,
     registered_rewards,
+    reward_entry,
     score_sample,
 )
 from ._results import (
@@ -62,6 +63,7 @@ __all__ = [
     "qa_f1_reward_tool",
     "register_reward",
     "registered_rewards",
+    "reward_entry",
     "schema_jaccard_reward",
     "score_sample",
     "tool_call_match",

@@ -1,7 +1,10 @@
 """Rewards by name, configured from data, applied together to one sample.
 
-A registered reward is called as ``fn(trajectory, ground_truth, *, answer=None,
-**params)`` and returns a :class:`RewardResult`. Built-ins are adapted to this:
+Every reward, built-in, registered or resolved from elsewhere (agentloop resolves
+``module:name`` paths), is called the same way (``_inputs``): the parameters named
+after an input (``final_answer``, ``trajectory``, ``messages``, ``ground_truth``,
+``answer``, ``metadata``, ``row``) receive it, the others come from the config. It
+returns a :class:`RewardResult`, or a number or bool in [0, 1] (the score). Built-ins:
 QA rewards score the trajectory's ``final_answer`` against ``answer``; tool-call
 rewards compare ``ground_truth`` with every tool call the trajectory made, in
 order, across all rounds.
@@ -11,7 +14,6 @@ A config lists specs: a name, or a one-key dict ``{name: {params}}``.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -19,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
+from ._inputs import INPUTS, Inputs, as_result, read_signature
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._results import RewardResult
@@ -31,10 +34,11 @@ __all__ = [
     "parse_reward_specs",
     "register_reward",
     "registered_rewards",
+    "reward_entry",
     "score_sample",
 ]
 
-RewardFn = Callable[..., RewardResult[Any]]
+RewardFn = Callable[..., Any]  # returns a RewardResult, a number or a bool
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,10 @@ class RewardEntry:
     """Accepted parameter names; None accepts any."""
     check: Callable[[dict[str, Any]], None] | None = None
     """Validates parameter values up front; raises ValueError."""
+    inputs: tuple[str, ...] = ()
+    """Inputs the function asks for by parameter name (``final_answer``, ``row``, ...)."""
+    required: frozenset[str] = frozenset()
+    """Parameters without a default, which a config must set."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,8 @@ class RewardSpec:
     params: dict[str, Any] = field(default_factory=dict)
     key: str = ""
     """Name in the results; ``name#2``, ``name#3``... when a reward is listed again."""
+    entry: RewardEntry | None = field(default=None, compare=False, repr=False)
+    """The reward to call (None: the registry's entry of ``name``)."""
 
 
 class SampleScore(BaseModel):
@@ -75,20 +85,22 @@ class SampleScore(BaseModel):
 _REGISTRY: dict[str, RewardEntry] = {}
 
 
-def _params_of(fn: Callable[..., Any]) -> frozenset[str] | None:
-    """Parameters a config may set: everything after (trajectory, ground_truth) but answer."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
-        return None
-    names = [
-        p.name
-        for p in sig.parameters.values()
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
-    return frozenset(names[2:]) - {"answer"}
+def reward_entry(
+    name: str,
+    fn: RewardFn,
+    *,
+    pass_threshold: float | None = None,
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> RewardEntry:
+    """An entry for ``fn`` (not registered): its inputs and parameters read from its
+    signature. ValueError (one line) when it is async or cannot be called by name.
+
+    >>> entry = reward_entry("short", lambda final_answer, max_words=5: 1.0)
+    >>> entry.inputs, entry.params
+    (('final_answer',), frozenset({'max_words'}))
+    """
+    inputs, params, required = read_signature(name, fn)
+    return RewardEntry(name, fn, pass_threshold, params, check, inputs, required)
 
 
 def register_reward(
@@ -99,10 +111,11 @@ def register_reward(
     check: Callable[[dict[str, Any]], None] | None = None,
     replace: bool = False,
 ) -> RewardFn:
-    """Register ``fn(trajectory, ground_truth, *, answer=None, **params) -> RewardResult``.
+    """Register a reward function under ``name`` (see the module doc for how it is called).
 
-    Parameters a config may pass are read from the signature. Registering a
-    taken name raises ValueError unless ``replace``. Returns ``fn``.
+    Inputs and the parameters a config may pass are read from the signature.
+    Registering a taken name raises ValueError unless ``replace``; names with a ``:``
+    are import paths and cannot be registered. Returns ``fn``.
 
     >>> from evals._qa import qa_f1_reward
     >>> def short_answer(trajectory, ground_truth, *, answer=None, max_words=5):
@@ -113,9 +126,11 @@ def register_reward(
     >>> parse_reward_specs([{"short_answer": {"max_words": 3}}])[0].params
     {'max_words': 3}
     """
+    if ":" in name:
+        raise ValueError(f"reward name {name!r} has a ':', which marks an import path")
     if not replace and name in _REGISTRY:
         raise ValueError(f"reward {name!r} is already registered (pass replace=True)")
-    _REGISTRY[name] = RewardEntry(name, fn, pass_threshold, _params_of(fn), check)
+    _REGISTRY[name] = reward_entry(name, fn, pass_threshold=pass_threshold, check=check)
     return fn
 
 
@@ -132,8 +147,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def parse_reward_specs(specs: Any) -> list[RewardSpec]:
+def parse_reward_specs(
+    specs: Any, *, resolve: Callable[[str], RewardEntry | None] | None = None
+) -> list[RewardSpec]:
     """Validate a list of reward specs up front; ValueError (one line) on any problem.
+
+    ``resolve`` is asked for names the registry does not have (agentloop passes one
+    that imports ``module:name`` paths); it returns an entry, None, or raises ValueError.
 
     >>> [s.key for s in parse_reward_specs(
     ...     ["qa_f1_reward", {"tool_call_match": {"order": "unordered"}}, "tool_call_match"])]
@@ -159,6 +179,8 @@ def parse_reward_specs(specs: Any) -> list[RewardSpec]:
         else:
             raise ValueError(f"reward spec {i}: expected a name or a one-key dict, got {spec!r}")
         entry = _REGISTRY.get(name)
+        if entry is None and resolve is not None:
+            entry = resolve(name)
         if entry is None:
             raise ValueError(f"unknown reward {name!r}; known: {', '.join(sorted(_REGISTRY))}")
         params = dict(params)
@@ -167,6 +189,11 @@ def parse_reward_specs(specs: Any) -> list[RewardSpec]:
             raise ValueError(
                 f"reward {name!r}: unknown parameter(s) {unknown}; accepted: {allowed}"
             )
+        if missing := sorted(entry.required - set(params)):
+            raise ValueError(
+                f"reward {name!r}: missing parameter(s) {missing}, neither an input "
+                f"({', '.join(INPUTS)}) nor set in the config"
+            )
         if entry.check is not None:
             try:
                 entry.check(params)
@@ -174,18 +201,26 @@ def parse_reward_specs(specs: Any) -> list[RewardSpec]:
                 raise ValueError(_one_line(f"reward {name!r}: {exc}")) from None
         seen[name] = seen.get(name, 0) + 1
         key = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        parsed.append(RewardSpec(name, params, key))
+        parsed.append(RewardSpec(name, params, key, entry))
     return parsed
 
 
 def score_sample(
-    trajectory: Any, ground_truth: Any, rewards: Any, *, answer: Any = None
+    trajectory: Any,
+    ground_truth: Any,
+    rewards: Any,
+    *,
+    answer: Any = None,
+    metadata: Mapping[str, Any] | None = None,
+    row: Mapping[str, Any] | None = None,
 ) -> SampleScore:
     """Apply configured rewards to one sample.
 
     ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
-    (a string or a list of acceptable ones) for QA rewards. ``rewards``: specs,
-    raw or from :func:`parse_reward_specs`.
+    (a string or a list of acceptable ones) for QA rewards. ``metadata`` and ``row``:
+    the sample's metadata and dataset row, for rewards that ask for them. ``rewards``:
+    specs, raw or from :func:`parse_reward_specs`. A reward's exception propagates; so
+    does a return value that is not a result or a number in [0, 1].
 
     >>> call = {"id": "1", "type": "function",
     ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
@@ -203,15 +238,19 @@ def score_sample(
         if isinstance(rewards, (list, tuple)) and all(isinstance(s, RewardSpec) for s in rewards)
         else parse_reward_specs(rewards)
     )
+    inputs = Inputs(
+        trajectory,
+        ground_truth=ground_truth,
+        answer=answer,
+        metadata={} if metadata is None else metadata,
+        row=row,
+    )
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
     for spec in specs:
-        entry = _REGISTRY[spec.name]
-        result = entry.fn(trajectory, ground_truth, answer=answer, **spec.params)
-        if not isinstance(result, RewardResult):
-            raise TypeError(
-                f"reward {spec.name!r} returned {type(result).__name__}, not a RewardResult"
-            )
+        entry = spec.entry or _REGISTRY[spec.name]
+        kwargs = {name: inputs.get(name) for name in entry.inputs}
+        result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
         results[spec.key] = result
         if entry.pass_threshold is not None:
             passed[spec.key] = result.score >= entry.pass_threshold

@@ -10,6 +10,7 @@ names the run directory to resume). Everything printed is masked with
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
+from agentloop import __version__
 from agentloop.errors import AgentloopError
 from agentloop.harness import (
     HEADER_FILE,
@@ -44,9 +46,10 @@ class _UsageError(Exception):
 class _Interrupted(Exception):
     """Ctrl-C during a run; ``run_dir`` is None when no run directory was made yet."""
 
-    def __init__(self, run_dir: Path | None) -> None:
+    def __init__(self, run_dir: Path | None, retry_errors: bool = False) -> None:
         super().__init__(run_dir)
         self.run_dir = run_dir
+        self.retry_errors = retry_errors  # an interrupted retry is finished by another
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,6 +57,18 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{self.prog}: {message}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        # --help and --version end here: main() returns the code instead of SystemExit.
+        if message:
+            print(message, end="", file=sys.stderr)
+        raise _Exit(status)
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def _positive(text: str) -> int:
@@ -68,6 +83,7 @@ def _positive(text: str) -> int:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentloop", description="Run and score tool-using LLM evaluations.")
+    parser.add_argument("--version", action="version", version=f"agentloop {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run an evaluation config (or resume a run)")
     run.add_argument("config", nargs="?", help="the YAML config (optional with --resume)")
@@ -78,11 +94,38 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output-dir", help="where run directories are created")
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
     run.add_argument(
+        "--no-preflight",
+        dest="preflight",
+        action="store_false",
+        default=None,
+        help="skip the check that the model's endpoint answers before the first sample",
+    )
+    run.add_argument(
         "--allow-changed",
         action="store_true",
         help="with --resume: resume even though tool code or the model's script or "
         "recording changed since the run started (recorded in run.json)",
     )
+    run.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="with --resume: run again the samples whose latest result errored "
+        "(the new results supersede the old ones)",
+    )
+    run.add_argument(
+        "--sample-id",
+        dest="sample_ids",
+        action="append",
+        metavar="ID",
+        help="run only this sample id (a glob like 'weather-*' allowed); repeatable",
+    )
+    run.add_argument(
+        "--shuffle",
+        action="store_true",
+        default=None,
+        help="run the samples in a shuffled order (deterministic: see --seed)",
+    )
+    run.add_argument("--seed", type=int, help="the seed of --shuffle (default 0)")
     run.add_argument(
         "--replay-tools",
         choices=["recorded", "live"],
@@ -112,6 +155,9 @@ def _build_parser() -> argparse.ArgumentParser:
     compare = sub.add_parser("compare", help="compare two runs")
     compare.add_argument("run_a")
     compare.add_argument("run_b")
+    compare.add_argument(
+        "--json", action="store_true", help="print the comparison as JSON (no tables)"
+    )
     return parser
 
 
@@ -123,6 +169,10 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "concurrency": args.concurrency,
         "output_dir": args.output_dir,
         "model_options.replay_tools": args.replay_tools,
+        "preflight": args.preflight,
+        "sample_ids": args.sample_ids,
+        "shuffle": args.shuffle,
+        "seed": args.seed,
     }
     return {k: v for k, v in flags.items() if v is not None}
 
@@ -151,6 +201,8 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
 
     if args.allow_changed and not args.resume:
         raise _UsageError("agentloop run: --allow-changed needs --resume RUN_DIR")
+    if args.retry_errors and not args.resume:
+        raise _UsageError("agentloop run: --retry-errors needs --resume RUN_DIR")
     config, config_path = _config_for_run(args)
     resume = _run_dir(args.resume) if args.resume else None
     started: list[Path] = []
@@ -168,11 +220,14 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
                 reporter=make_reporter(out),
                 announce=announce,
                 allow_changed=args.allow_changed,
+                retry_errors=args.retry_errors,
             )
         )
     except KeyboardInterrupt:
-        raise _Interrupted(started[0] if started else None) from None
+        raise _Interrupted(started[0] if started else None, args.retry_errors) from None
     print_summary(outcome.summary, out, scrub=Scrubber())
+    if args.retry_errors:
+        _say(out, f"retried: {outcome.retried} errored result(s)")
     _say(out, f"results: {outcome.run_dir}")
     if outcome.summary.failed:
         print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
@@ -218,7 +273,11 @@ def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_comparison
     from agentloop.harness import compare_runs
 
-    print_comparison(compare_runs(args.run_a, args.run_b), out, scrub=Scrubber())
+    comparison = compare_runs(args.run_a, args.run_b)
+    if args.json:  # plain print: a console would wrap long lines
+        print(json.dumps(Scrubber().obj(comparison.model_dump(mode="json")), indent=2))
+        return EXIT_OK
+    print_comparison(comparison, out, scrub=Scrubber())
     return EXIT_OK
 
 
@@ -251,12 +310,21 @@ def _invalid_settings(exc: ValidationError) -> str:
     return f"{'; '.join(problems)} ({exc.title})"
 
 
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = _build_parser()
+    if argv[:1] == ["demo"]:  # everything after it goes to `agentloop run`, options included
+        return argparse.Namespace(command="demo", extra=argv[1:])
+    return parser.parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (``sys.exit(main())``)."""
     out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
     try:
-        args = _build_parser().parse_args(argv)
+        args = _parse(list(sys.argv[1:] if argv is None else argv))
         return _COMMANDS[args.command](args, out)
+    except _Exit as exc:
+        return exc.status
     except _UsageError as exc:
         print(f"{_one_line(str(exc))}", file=sys.stderr)
     except (AgentloopError, OSError, yaml.YAMLError) as exc:
@@ -269,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             message = (
                 f"agentloop: interrupted; finish it with: agentloop run --resume {exc.run_dir}"
+                + (" --retry-errors" if exc.retry_errors else "")
             )
         print(_one_line(message), file=sys.stderr)
         return EXIT_INTERRUPTED

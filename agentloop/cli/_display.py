@@ -61,6 +61,7 @@ def _run_table(summary: RunSummary) -> Table:
             f"mean {summary.rounds.get('mean', 0):.2f}, max {summary.rounds.get('max', 0):g}",
         ),
         ("tokens", f"in {tok.get('input_tokens', 0)}, out {tok.get('output_tokens', 0)}"),
+        ("model retries", str(summary.model_retries)),
         (
             "latency (s)",
             f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
@@ -153,6 +154,8 @@ def print_comparison(
         f"{cmp.summary_b.errored - cmp.summary_a.errored:+d}",
     )
     out.print(table)
+    for warning in cmp.warnings:
+        out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if cmp.only_in_a or cmp.only_in_b:
         out.print(f"results only in A: {cmp.only_in_a}, only in B: {cmp.only_in_b}")
     if not cmp.changed:

@@ -5,9 +5,9 @@ calls), dispatch (``_dispatch``: lookup, validation, timeouts, error templates),
 invocation (``_invoke``; sync tools in daemon threads, ``_threads``), who answers a
 round's calls (``_executor``: the dispatcher or recorded results), tool-output
 serialisation (``_serialize``), retrying model errors (``_retry``), the trajectory
-record (``_trajectory``), tool loading by import path (``_tool_loading``),
-``<tool_call>`` text recovery (``_content_calls``) and the sync wrapper's event loop
-(``_sync``).
+record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
+loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
+(``_content_calls``) and the sync wrapper's event loop (``_sync``).
 
 The engine knows nothing of models' providers, the harness or the CLI.
 """
@@ -45,8 +45,11 @@ from agentloop.engine._serialize import (
     truncate,
 )
 from agentloop.engine._tool_loading import (
+    as_tools,
+    import_object,
     load_tool,
     load_tools,
+    one_line,
     tool_factory,
 )
 from agentloop.engine._trajectory import (
@@ -77,12 +80,15 @@ __all__ = [
     "ToolExecutor",
     "ToolsInput",
     "Trajectory",
+    "as_tools",
     "call_with_retry",
     "format_content_tool_calls",
+    "import_object",
     "is_transient",
     "load_tool",
     "load_tools",
     "message_to_openai",
+    "one_line",
     "parse_content_tool_calls",
     "retry_after_seconds",
     "run_agent",

@@ -96,7 +96,12 @@ def langchain_kwargs(
 
 
 def _direct_function(tool: BaseTool) -> Callable[..., Any] | None:
-    """The tool's own function, when calling it directly is indistinguishable."""
+    """The tool's own function, when calling it directly gives LangChain's result.
+
+    Only LangChain's run context is skipped (no callback run, no inherited config for
+    runnables the tool itself calls): that is why this is used only when no callback
+    handler is active.
+    """
     schema = _model_schema(tool)
     if type(tool) is not StructuredTool or schema is None:
         return None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
-from pydantic import BaseModel, ConfigDict, Field
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
+
+from agentloop.engine._wire import from_wire, is_wire, message_text, message_to_openai, to_wire
 
 __all__ = [
     "StepRecord",
@@ -93,7 +94,11 @@ class StepRecord(BaseModel):
 
 
 class Trajectory(BaseModel):
-    """Everything one run did; serializes to JSON and back unchanged."""
+    """Everything one run did; serializes to JSON and back unchanged.
+
+    ``messages`` are stored as OpenAI chat dicts (see ``agentloop.engine._wire``);
+    LangChain's own dumps, the format before, are read as well.
+    """
 
     # Python's json accepts Infinity in tool arguments, so the record must keep it too.
     model_config = ConfigDict(ser_json_inf_nan="constants")
@@ -154,6 +159,20 @@ class Trajectory(BaseModel):
             model=model or {},
         )
 
+    @field_serializer("messages")
+    def _store_messages(self, messages: list[BaseMessage]) -> list[dict[str, Any]]:
+        return [to_wire(m) for m in messages]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_messages(cls, data: Any) -> Any:
+        # Stored messages become LangChain dumps again (old lines already are), so
+        # LangChain's own validation rebuilds the messages either way.
+        if isinstance(data, dict) and isinstance(data.get("messages"), list):
+            messages = [from_wire(m) if is_wire(m) else m for m in data["messages"]]
+            data = {**data, "messages": messages}
+        return data
+
     def tool_calls(self) -> list[ToolCallRecord]:
         """All tool calls of all steps, in the order they were requested."""
         return [call for step in self.steps for call in step.tool_calls]
@@ -166,55 +185,5 @@ class Trajectory(BaseModel):
 def _last_answer(messages: list[BaseMessage]) -> str | None:
     for message in reversed(messages):
         if isinstance(message, AIMessage):
-            return _text(message.content)
+            return message_text(message.content)
     return None
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
-
-
-def message_to_openai(message: BaseMessage) -> dict[str, Any]:
-    """One LangChain message as an OpenAI chat-format dict.
-
-    Unlike ``convert_to_openai_messages`` this keeps calls the provider reported
-    as malformed (``invalid_tool_calls``), with their raw argument text, so that
-    every tool message still answers a call in the assistant message.
-    """
-    if isinstance(message, AIMessage):
-        calls = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c["args"])},
-            }
-            for c in message.tool_calls
-        ]
-        calls += [
-            {
-                "id": c.get("id"),
-                "type": "function",
-                "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""},
-            }
-            for c in message.invalid_tool_calls
-        ]
-        out: dict[str, Any] = {"role": "assistant", "content": _text(message.content)}
-        if calls:
-            out["tool_calls"] = calls
-        return out
-    if isinstance(message, ToolMessage):
-        return {
-            "role": "tool",
-            "tool_call_id": message.tool_call_id,
-            "content": _text(message.content),
-        }
-    role = {"human": "user", "system": "system", "ai": "assistant"}.get(message.type, message.type)
-    return {"role": role, "content": _text(message.content)}

@@ -1,11 +1,15 @@
 """The harness: configs and datasets in, run directories of scored results out.
 
 Config (``_config``), dataset files (``_dataset``) and their rows (``_rows``), the
-runner (``_runner``) and one sample's run (``_sample``), progress reporting
-(``_reporting``), scoring (``_scoring``), result files (``_results``), the run
+runner (``_runner``) and one sample's run (``_sample``), which rows run and in which
+order (``_selection``), the system prompt (``_prompt``), progress reporting
+(``_reporting``), scoring (``_scoring``; rewards by import path: ``_rewards``), the
+configured tools (``_tools``, their specs ``_toolspecs``, MCP servers ``_mcp``), result
+files (``_results``), the run
 directory's header, resume checks and summary (``_rundir``), its writer lock
 (``_lock``), the input files a resume checks (``_inputs``), summary statistics
-(``_stats``), offline re-scoring (``_rescore``) and run comparison (``_compare``).
+(``_stats``, ``_estimators``), offline re-scoring (``_rescore``) and run comparison
+(``_compare``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from agentloop.harness._config import (
     validate_config,
 )
 from agentloop.harness._dataset import DatasetScan, LineProblem, iter_samples, scan_dataset
+from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 from agentloop.harness._inputs import (
     changed_inputs,
     run_inputs,
@@ -35,6 +40,7 @@ from agentloop.harness._lock import (
     RunLock,
     RunLockedError,
 )
+from agentloop.harness._prompt import load_system_prompt, prompt_inputs, with_system_prompt
 from agentloop.harness._reporting import (
     Reporter,
     SilentProgress,
@@ -48,17 +54,22 @@ from agentloop.harness._results import (
     HEADER_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
+    ResultIndex,
     ResultWriter,
     Scrubber,
     completed_pairs,
     encode_result,
+    index_results,
     iter_results,
+    latest_results,
+    latest_status,
     new_run_dir,
     read_json,
     repair_tail,
     utc_now,
     write_json_atomic,
 )
+from agentloop.harness._rewards import parse_rewards, resolve_reward
 from agentloop.harness._rows import (
     Mode,
     Sample,
@@ -85,25 +96,34 @@ from agentloop.harness._sample import Prepared, prepare, run_sample
 from agentloop.harness._scoring import (
     RewardPlan,
     ScoreOutcome,
-    ToolSet,
     recorded_trajectory,
 )
+from agentloop.harness._selection import Selection, iter_selected, select_rows, shuffle_key
 from agentloop.harness._stats import (
     ErrorExamples,
     LatencyStats,
     RewardStats,
     RunSummary,
     failure_reason,
-    pass_at_k,
-    pass_hat_k,
-    percentile,
     summarize,
+)
+from agentloop.harness._tools import ToolSet, sample_row
+from agentloop.harness._toolspecs import (
+    MCP_INSTALL_HINT,
+    FactorySpec,
+    McpSpec,
+    PathSpec,
+    ToolSpec,
+    parse_tool_spec,
+    parse_tool_specs,
+    tool_import_paths,
 )
 
 __all__ = [
     "FORMAT",
     "HEADER_FILE",
     "LOCK_FILE",
+    "MCP_INSTALL_HINT",
     "RESULTS_FILE",
     "RESUMABLE_CHANGES",
     "SUMMARY_FILE",
@@ -112,11 +132,15 @@ __all__ = [
     "DatasetScan",
     "ErrorExamples",
     "EvalConfig",
+    "FactorySpec",
     "LatencyStats",
     "LineProblem",
+    "McpSpec",
     "Mode",
+    "PathSpec",
     "Prepared",
     "Reporter",
+    "ResultIndex",
     "ResultWriter",
     "RewardDelta",
     "RewardPlan",
@@ -128,8 +152,10 @@ __all__ = [
     "Sample",
     "ScoreOutcome",
     "Scrubber",
+    "Selection",
     "SilentProgress",
     "ToolSet",
+    "ToolSpec",
     "apply_overrides",
     "build_header",
     "changed_inputs",
@@ -138,17 +164,26 @@ __all__ = [
     "completed_pairs",
     "encode_result",
     "failure_reason",
+    "index_results",
     "iter_results",
     "iter_samples",
+    "iter_selected",
+    "latest_results",
+    "latest_status",
     "load_config",
+    "load_system_prompt",
     "new_run_dir",
     "open_run",
     "override",
     "parse_line",
+    "parse_rewards",
+    "parse_tool_spec",
+    "parse_tool_specs",
     "pass_at_k",
     "pass_hat_k",
     "percentile",
     "prepare",
+    "prompt_inputs",
     "prompt_messages",
     "read_header",
     "read_json",
@@ -160,15 +195,21 @@ __all__ = [
     "rescore_line",
     "rescore_run",
     "resolve_results",
+    "resolve_reward",
     "run_eval",
     "run_eval_sync",
     "run_inputs",
     "run_sample",
+    "sample_row",
     "scan_dataset",
+    "select_rows",
+    "shuffle_key",
     "summarize",
+    "tool_import_paths",
     "utc_now",
     "validate_config",
     "wire_messages",
+    "with_system_prompt",
     "write_json_atomic",
     "write_summary",
 ]

@@ -8,7 +8,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentloop.errors import AgentloopError
-from agentloop.harness._results import HEADER_FILE, RESULTS_FILE, iter_results, read_json
+from agentloop.harness._results import (
+    HEADER_FILE,
+    RESULTS_FILE,
+    index_results,
+    latest_results,
+    read_json,
+)
 from agentloop.harness._stats import RunSummary, summarize
 
 __all__ = [
@@ -51,6 +57,44 @@ class Comparison(BaseModel):
     changed: list[ChangedSample] = Field(default_factory=list)
     only_in_a: int = 0
     only_in_b: int = 0
+    warnings: list[str] = Field(default_factory=list)
+    """What makes the comparison doubtful: different datasets, rewards scored in one run
+    only (those are not compared per sample)."""
+
+
+def _dataset_digest(path: str | Path) -> tuple[str, str] | None:
+    """(dataset path, sha256) from the run.json beside the results, if there is one."""
+    target = Path(path)
+    header = (target if target.is_dir() else target.parent) / HEADER_FILE
+    if not header.is_file():
+        return None
+    dataset = read_json(header).get("dataset") or {}
+    return str(dataset.get("path")), str(dataset.get("sha256"))
+
+
+def _warnings(
+    a: str | Path, b: str | Path, summary_a: RunSummary, summary_b: RunSummary
+) -> list[str]:
+    found = []
+    data_a, data_b = _dataset_digest(a), _dataset_digest(b)
+    if data_a and data_b and data_a[1] != data_b[1]:
+        found.append(
+            f"the runs used different datasets (A: {data_a[0]} sha256 {data_a[1][:12]}..., "
+            f"B: {data_b[0]} sha256 {data_b[1][:12]}...): the same id may be another task"
+        )
+    for key in sorted(summary_a.rewards.keys() - summary_b.rewards.keys()):
+        if summary_b.ok:  # B scored results, never with this reward
+            found.append(f"reward {key} is only in A: its scores are not compared per sample")
+    for key in sorted(summary_b.rewards.keys() - summary_a.rewards.keys()):
+        if summary_a.ok:
+            found.append(f"reward {key} is only in B: its scores are not compared per sample")
+    return found
+
+
+def _compared(key: str, summary_a: RunSummary, summary_b: RunSummary) -> bool:
+    """A reward is compared per sample unless one run scored results but never with it
+    (a run with nothing scored, every result errored, is compared as errored)."""
+    return all(key in s.rewards or not s.ok for s in (summary_a, summary_b))
 
 
 def resolve_results(path: str | Path) -> tuple[Path, int]:
@@ -73,11 +117,19 @@ def _scores(line: dict[str, Any]) -> dict[str, float] | None:
 
 
 def compare_runs(a: str | Path, b: str | Path) -> Comparison:
-    """Per-reward mean deltas and every (sample, epoch, reward) whose score changed."""
+    """Per-reward mean deltas and every (sample, epoch, reward) whose score changed.
+
+    Each side is its latest line per (sample, epoch) (a retried pair as retried).
+    """
     path_a, epochs_a = resolve_results(a)
     path_b, epochs_b = resolve_results(b)
-    summary_a = summarize(iter_results(path_a), epochs=epochs_a)
-    summary_b = summarize(iter_results(path_b), epochs=epochs_b)
+    index_a, index_b = index_results(path_a), index_results(path_b)
+    summary_a = summarize(
+        latest_results(path_a, index_a), epochs=epochs_a, superseded=index_a.superseded
+    )
+    summary_b = summarize(
+        latest_results(path_b, index_b), epochs=epochs_b, superseded=index_b.superseded
+    )
     keys = list(dict.fromkeys([*summary_a.rewards, *summary_b.rewards]))
     deltas = []
     for key in keys:
@@ -85,17 +137,18 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
         mb = summary_b.rewards[key].mean if key in summary_b.rewards else None
         delta = mb - ma if ma is not None and mb is not None else None
         deltas.append(RewardDelta(reward=key, a=ma, b=mb, delta=delta))
+    compared = [key for key in keys if _compared(key, summary_a, summary_b)]
     # Only A's scores are held (small per line); B is streamed against them.
-    held = {(str(x["id"]), int(x["epoch"])): _scores(x) for x in iter_results(path_a)}
+    held = {(str(x["id"]), int(x["epoch"])): _scores(x) for x in latest_results(path_a, index_a)}
     changed: list[ChangedSample] = []
     only_b = 0
-    for line in iter_results(path_b):
+    for line in latest_results(path_b, index_b):
         pair = (str(line["id"]), int(line["epoch"]))
         if pair not in held:
             only_b += 1
             continue
         sa, sb = held.pop(pair), _scores(line)
-        for key in keys:
+        for key in compared:
             va = None if sa is None else sa.get(key)
             vb = None if sb is None else sb.get(key)
             if va != vb:
@@ -109,4 +162,5 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
         changed=changed,
         only_in_a=len(held),
         only_in_b=only_b,
+        warnings=_warnings(a, b, summary_a, summary_b),
     )

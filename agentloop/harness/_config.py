@@ -14,19 +14,31 @@ from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.errors import ConfigError, ModelSpecError
+from agentloop.harness._prompt import load_system_prompt
+from agentloop.harness._toolspecs import parse_tool_spec
+from agentloop.harness._yaml import load_unique_yaml
 
 __all__ = [
     "EvalConfig",
     "apply_overrides",
+    "check_tool_choice",
     "load_config",
     "override",
     "read_raw_config",
@@ -34,6 +46,11 @@ __all__ = [
 ]
 
 RewardSpec = str | dict[str, dict[str, Any] | None]
+
+
+def _check_tool(raw: Any) -> Any:
+    parse_tool_spec(raw)  # shape only: imports and servers wait for the run
+    return raw
 
 
 class EvalConfig(BaseModel):
@@ -55,9 +72,12 @@ class EvalConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     """Connection options for the provider (base_url, api_key_env, max_retries,
     request_timeout, latency for scripted models, replay_tools, ...)."""
-    tools: list[str] = Field(default_factory=list)
-    """Tool import paths (``pkg.mod:name`` or ``./file.py:name``). A class is
-    instantiated afresh for every sample."""
+    tools: list[Annotated[Any, AfterValidator(_check_tool)]] = Field(default_factory=list)
+    """Tool import paths (``pkg.mod:name`` or ``./file.py:name``; a class is instantiated
+    afresh for every sample), ``{path: ..., args: {...}}`` for a class with constructor
+    arguments, ``{factory: ..., args: {...}}`` for a function returning tools (called for
+    every sample and epoch) and ``{mcp: {command: ..., args: [...]} | {url: ...}, tools:
+    [names]}`` for an MCP server's tools."""
     dataset: str
     """Path of the JSONL dataset (relative to the working directory)."""
     mode: Literal["generate", "score"] = "generate"
@@ -66,8 +86,8 @@ class EvalConfig(BaseModel):
     """Run the valid rows of a dataset with bad lines (listed in the results) instead
     of refusing to start."""
     rewards: list[RewardSpec] = Field(default_factory=list)
-    """Reward names, each optionally with parameters: ``[qa_f1_reward,
-    {tool_call_match: {order: unordered}}]``."""
+    """Reward names or import paths of reward functions, each optionally with parameters:
+    ``[qa_f1_reward, {tool_call_match: {order: unordered}}, my_pkg.rewards:judge]``."""
     pass_threshold: dict[str, float] = Field(default_factory=dict)
     """Per reward name: the score at or above which a sample passes (overrides the
     reward's own threshold; enables pass@k for rewards without one)."""
@@ -93,7 +113,17 @@ class EvalConfig(BaseModel):
     epochs: int = Field(default=1, ge=1)
     """Times each sample is run (pass@k uses k up to this)."""
     limit: int | None = Field(default=None, ge=1)
-    """Run only the first N valid rows."""
+    """Run only the first N valid rows (of those ``sample_ids`` selects, in ``shuffle`` order)."""
+    sample_ids: list[str] = Field(default_factory=list)
+    """Run only the rows with these ids; globs allowed (``weather-*``). Empty: every row.
+    An id or glob that matches no row is an error."""
+    shuffle: bool = False
+    """Run the rows in an order shuffled by ``seed`` (the same on every machine)."""
+    seed: int | None = None
+    """Seed of ``shuffle`` (default 0); the model's sampling seed is ``model_params.seed``."""
+    system_prompt: str | None = None
+    """A system message for rows without a system or developer message: the text, or
+    ``@path`` of a file (relative to the working directory)."""
     output_dir: str = "runs"
     """Where run directories are created."""
     fail_on_error: bool | int | float = False
@@ -103,6 +133,9 @@ class EvalConfig(BaseModel):
     fsync: bool = False
     """fsync results.jsonl after each line (survives power loss, not only a kill;
     costs a disk sync per sample). Lines are always flushed."""
+    preflight: bool = True
+    """Before the first sample, check with one cheap request that the model's endpoint
+    answers (``openai:``); false (or ``--no-preflight``) skips the check."""
 
     @field_validator("fail_on_error")
     @classmethod
@@ -127,7 +160,19 @@ class EvalConfig(BaseModel):
     def _check_model_needed(self) -> EvalConfig:
         if self.mode == "generate" and not self.model:
             raise ValueError("model: a model spec is required in generate mode")
+        if self.seed is not None and not self.shuffle:
+            raise ValueError("seed: only used with shuffle: true")
+        if self.system_prompt is not None and self.mode == "score":
+            raise ValueError("system_prompt: score mode scores the rows as recorded; remove it")
         return self
+
+    @field_validator("sample_ids", mode="before")
+    @classmethod
+    def _ids_as_text(cls, value: Any) -> Any:
+        # Dataset ids may be integers (``id: 7`` in YAML); they are compared as text.
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
 
     def run_name(self, config_path: str | Path | None) -> str:
         """The run's name: ``name``, else the config file's stem, else ``run``."""
@@ -194,10 +239,10 @@ def _describe(err: Any) -> str:
 def _check_rewards(config: EvalConfig) -> str | None:
     if not config.rewards and not config.pass_threshold:
         return None
-    from evals import parse_reward_specs  # here, not at the top: evals is slow to import
+    from agentloop.harness._rewards import parse_rewards  # evals is slow to import
 
     try:
-        specs = parse_reward_specs(config.rewards)
+        specs = parse_rewards(config.rewards)
     except ValueError as exc:
         return f"rewards: {exc}"
     known = {s.name for s in specs} | {s.key for s in specs}
@@ -227,9 +272,37 @@ def validate_config(raw: Any, source: str = "config") -> EvalConfig:
     reward_problem = _check_rewards(config)
     if reward_problem:
         problems.append(reward_problem)
+    try:
+        load_system_prompt(config.system_prompt)
+    except ConfigError as exc:
+        problems.append(str(exc))
     if problems:
         raise ConfigError("\n".join(f"{source}: {p}" for p in problems))
     return config
+
+
+def check_tool_choice(config: EvalConfig, bound: Iterable[str], source: str = "config") -> None:
+    """``ConfigError`` when ``tool_choice`` names a tool (by name or as an OpenAI dict) that
+    is not in ``bound``, the configured tools and the rows' schemas: every request
+    would force a tool the model does not have. Not checked when factories or MCP
+    servers supply tools: their names are known only once they are made."""
+    if any(isinstance(t, dict) and ("factory" in t or "mcp" in t) for t in config.tools):
+        return
+    choice = config.tool_choice
+    if isinstance(choice, dict):
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+    else:  # "any" is LangChain's alias of "required"
+        name = None if choice in (None, "auto", "required", "none", "any") else choice
+    known = sorted(set(bound))
+    if config.mode == "score" or not isinstance(name, str) or name in known:
+        return
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(
+        f"{source}: tool_choice: no row binds a tool named {name!r} "
+        f"(tools: {', '.join(known) or 'none'}{hint})"
+    )
 
 
 def read_raw_config(path: str | Path) -> dict[str, Any]:
@@ -238,7 +311,7 @@ def read_raw_config(path: str | Path) -> dict[str, Any]:
     if not file.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+        raw = load_unique_yaml(file.read_text(encoding="utf-8"), str(path))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {_yaml_problem(exc)}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -14,14 +14,15 @@ the last user or system message are the *recorded generation*: ``mode: score``
 scores them as they are, ``mode: generate`` strips them and asks the model anew.
 
 ``scan_dataset`` reads the file once (sha256, every problem, the count of valid rows);
-``iter_samples`` streams it again for the run, so rows are never all held.
+``iter_samples`` streams it again for the run, so rows are never all held. A UTF-8 byte
+order mark at the start of the file (some Windows editors write one) is skipped.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,8 @@ class DatasetScan:
     sha256: str
     valid: int
     problems: list[LineProblem]
+    tool_names: set[str] = field(default_factory=set)
+    """Names of the tool schemas the valid rows declare (to check ``tool_choice``)."""
 
     def raise_if_invalid(self) -> None:
         """Raise ``DatasetError`` when there is nothing to run or a line is bad (each bad
@@ -75,9 +78,14 @@ class DatasetScan:
         raise DatasetError("\n".join([head, *shown]))
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+_BOM = b"\xef\xbb\xbf"
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
+    """(number, raw bytes for the digest, the line's text bytes without a leading BOM)."""
     with path.open("rb") as handle:
-        yield from enumerate(handle, start=1)
+        for number, raw in enumerate(handle, start=1):
+            yield number, raw, raw.removeprefix(_BOM) if number == 1 else raw
 
 
 def _decode(raw: bytes) -> str | None:
@@ -91,10 +99,10 @@ def _walk(path: Path, mode: Mode, digest: Any = None) -> Iterator[Sample | LineP
     """Every non-blank line as a Sample or a LineProblem; duplicate ids are problems."""
     name = str(path)
     first_line: dict[str, int] = {}
-    for number, raw in _lines(path):
+    for number, raw, content in _lines(path):
         if digest is not None:
             digest.update(raw)
-        text = _decode(raw)
+        text = _decode(content)
         if text is None:
             yield LineProblem(name, number, "not valid UTF-8")
             continue
@@ -125,12 +133,14 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
     _open_check(file)
     digest = hashlib.sha256()
     valid, problems = 0, []
+    names: set[str] = set()
     for item in _walk(file, mode, digest):
         if isinstance(item, LineProblem):
             problems.append(item)
         else:
             valid += 1
-    return DatasetScan(str(file), digest.hexdigest(), valid, problems)
+            names.update(item.tool_names)
+    return DatasetScan(str(file), digest.hexdigest(), valid, problems, names)
 
 
 def iter_samples(path: str | Path, mode: Mode = "generate") -> Iterator[Sample]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentloop._records import RESULTS_FILE
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._toolspecs import tool_import_paths
 
 __all__ = ["changed_inputs", "run_inputs"]
 
@@ -63,7 +64,9 @@ def run_inputs(config: EvalConfig) -> dict[str, dict[str, Any]]:
     """Name -> ``{"file", "sha256"}`` of the files that decide this config's results."""
     if config.mode == "score":
         return {}  # rows are scored as recorded: no tool runs, no model answers
-    found: dict[str, Path | None] = {f"tool {spec}": _tool_file(spec) for spec in config.tools}
+    found: dict[str, Path | None] = {
+        f"tool {spec}": _tool_file(spec) for spec in tool_import_paths(config.tools)
+    }  # an MCP server's code is not hashed: agentloop does not know which files it runs
     model = _model_file(config)
     if model is not None:
         found[model[0]] = model[1]

@@ -1,9 +1,9 @@
 """Re-scoring a finished run offline with other or changed rewards (``agentloop score``).
 
-The recorded trajectories are read back from ``results.jsonl`` and scored again;
-nothing is generated. The new lines go to ``results.rescored-<ts>.jsonl`` beside the
-old file, with their summary in ``summary.rescored-<ts>.json``; the original files
-are left untouched.
+The recorded trajectories are read back from ``results.jsonl`` (the latest line of
+each (id, epoch)) and scored again; nothing is generated. The new lines go to
+``results.rescored-<ts>.jsonl`` beside the old file, with their summary in
+``summary.rescored-<ts>.json``; the original files are left untouched.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from agentloop.harness._results import (
     ResultWriter,
     Scrubber,
     encode_result,
-    iter_results,
+    latest_results,
 )
 from agentloop.harness._rundir import read_header, write_summary
 from agentloop.harness._scoring import RewardPlan
@@ -40,7 +40,10 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
     if rescorable:
         trajectory = Trajectory.model_validate(raw)
         try:
-            outcome = plan.score(trajectory, line.get("ground_truth"), line.get("answer"))
+            outcome = plan.score(
+                trajectory, line.get("ground_truth"), line.get("answer"),
+                metadata=line.get("metadata"), row=_row(line),
+            )  # fmt: skip
         except Exception as exc:
             record.update(
                 status="error",
@@ -58,6 +61,11 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
                 passed=outcome.passed,
             )
     return encode_result(record, json.dumps(raw) if raw is not None else None, scrub)
+
+
+def _row(line: Mapping[str, Any]) -> dict[str, Any]:
+    """What a result line keeps of its dataset row (its messages and tools are not kept)."""
+    return {k: line.get(k) for k in ("id", "ground_truth", "answer", "metadata")}
 
 
 def _claim_stamp(run_dir: Path, stamp: str) -> str:
@@ -99,7 +107,7 @@ def rescore_run(
     target = run_dir / f"results.rescored-{stamp}.jsonl"
     scrub = Scrubber(environ)
     with ResultWriter(target) as writer:
-        for line in iter_results(source):
+        for line in latest_results(source):  # one line per pair: a retry's, if retried
             writer.write(rescore_line(line, plan, scrub))
     config.update(rewards=specs, pass_threshold={k: v for k, v in thresholds.items() if k in names})
     summary = write_summary(

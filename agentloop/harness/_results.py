@@ -3,21 +3,24 @@
 A run directory ``<output_dir>/<YYYYmmdd-HHMMSS>-<name>/`` holds:
 
 ``run.json`` — the header, written atomically at the start and again by each resume:
-    ``format`` ("agentloop-run/1"), ``name``, ``created_at`` (ISO 8601, UTC),
+    ``format`` ("agentloop-run/2"; see ``FORMATS``), ``name``, ``created_at`` (ISO 8601, UTC),
     ``config_path``, ``config`` (the effective config; values of secret-named model
     options and params masked), ``model`` (spec), ``model_params`` (masked alike),
     ``versions`` (agentloop, langchain-core, langchain-openai, pydantic, anyio, python),
     ``dataset`` (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as
-    ``file:line: what``), ``inputs`` (tool module and model files: name -> ``{file,
-    sha256}``, see ``agentloop.harness._inputs``), ``planned`` (``samples``, ``epochs``,
-    ``results``) and ``resumed_at`` (one ``{at, pid}`` per resume, with
-    ``allowed_changes`` (name -> ``{was, now}``) when ``--allow-changed`` let changed
-    inputs through; runs written before that hold plain timestamps).
+    ``file:line: what``), ``inputs`` (tool module and model files, and a
+    ``system_prompt`` file: name -> ``{file, sha256}``, see ``agentloop.harness._inputs``),
+    ``planned`` (``samples``, ``epochs``, ``results``) and ``resumed_at`` (one ``{at,
+    pid}`` per resume, with ``allowed_changes`` (name -> ``{was, now}``) when
+    ``--allow-changed`` let changed inputs through, and ``retry_errors`` (errored pairs
+    run again) with ``--retry-errors``; runs written before that hold plain timestamps).
 
 ``writer.lock`` — locked (``flock``) by the one process writing the run; holds its pid.
 
 ``results.jsonl`` — one JSON object per finished (sample, epoch), appended and
-flushed as each sample finishes, in completion order:
+flushed as each sample finishes, in completion order. Nothing is rewritten: a retried
+errored pair (``--retry-errors``) gets a new line, and the latest line of a pair is
+its result (``agentloop._records.latest_results``, which every reader uses):
     ``id`` (str), ``epoch`` (int, 1-based), ``status`` ("ok" | "error"),
     ``error`` (str | null), ``error_kind`` ("model" | "crash" | "reward" | null),
     ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
@@ -27,9 +30,10 @@ flushed as each sample finishes, in completion order:
     (``input_tokens``, ``output_tokens``, ``total_tokens``), ``wall_time_s`` (the
     sample's wall time, scoring included), ``started_at`` (ISO 8601), ``answer``,
     ``ground_truth``, ``metadata`` (copied from the row, so a results file can be
-    re-scored alone) and, last, ``trajectory`` (``Trajectory.model_dump`` JSON, or
-    null when the sample crashed before it had one; ``Trajectory.model_validate``
-    reads it back).
+    re-scored alone) and, last, ``trajectory`` (``Trajectory.model_dump`` JSON, its
+    messages OpenAI chat dicts (``agentloop.engine._wire``), or null when the sample
+    crashed before it had one; ``Trajectory.model_validate`` reads it back, in either
+    format, line by line).
     A line is written with one ``write`` call ending in a newline, so a kill can only
     leave a torn *last* line without its newline; it is truncated away before a
     resume appends.
@@ -53,20 +57,32 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from agentloop._records import RESULTS_FILE, iter_results
+from agentloop._records import (
+    RESULTS_FILE,
+    ResultIndex,
+    index_results,
+    iter_results,
+    latest_results,
+    latest_status,
+)
 from agentloop._secrets import Scrubber
 from agentloop.errors import AgentloopError
 
 __all__ = [
     "FORMAT",
+    "FORMATS",
     "HEADER_FILE",
     "RESULTS_FILE",
     "SUMMARY_FILE",
+    "ResultIndex",
     "ResultWriter",
     "Scrubber",
     "completed_pairs",
     "encode_result",
+    "index_results",
     "iter_results",
+    "latest_results",
+    "latest_status",
     "new_run_dir",
     "read_json",
     "repair_tail",
@@ -74,7 +90,11 @@ __all__ = [
     "write_json_atomic",
 ]
 
-FORMAT = "agentloop-run/1"
+FORMAT = "agentloop-run/2"
+"""What new runs write: trajectory messages as OpenAI chat dicts."""
+FORMATS = frozenset({"agentloop-run/1", FORMAT})
+"""Run headers read; /1 runs stored LangChain message dumps (a resumed /1 run holds both
+formats, which every reader accepts per line)."""
 HEADER_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 
@@ -166,9 +186,11 @@ def repair_tail(path: Path) -> int:
         return size
 
 
-def completed_pairs(path: Path) -> set[tuple[str, int]]:
-    """The (id, epoch) pairs that already have a result line."""
-    return {(str(r["id"]), int(r["epoch"])) for r in iter_results(path)}
+def completed_pairs(path: Path, *, retry_errors: bool = False) -> set[tuple[str, int]]:
+    """The (id, epoch) pairs a resume skips: every pair with a result line, or with
+    ``retry_errors`` only those whose latest result is ok."""
+    states = latest_status(path)
+    return {pair for pair, status in states.items() if not retry_errors or status == "ok"}
 
 
 class ResultWriter:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,14 +21,17 @@ from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan
 from agentloop.harness._inputs import changed_inputs, run_inputs
 from agentloop.harness._lock import RunLock
+from agentloop.harness._prompt import prompt_inputs
 from agentloop.harness._results import (
     FORMAT,
+    FORMATS,
     HEADER_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
     Scrubber,
-    completed_pairs,
-    iter_results,
+    index_results,
+    latest_results,
+    latest_status,
     new_run_dir,
     read_json,
     repair_tail,
@@ -46,15 +50,26 @@ __all__ = [
     "write_summary",
 ]
 
-RESUMABLE_CHANGES = frozenset({"concurrency", "output_dir", "fail_on_error", "fsync"})
+RESUMABLE_CHANGES = frozenset(
+    {"concurrency", "output_dir", "fail_on_error", "fsync", "preflight"}
+)
 """Config fields a resume may change: they change how the run goes, not what it computes."""
 _VERSIONED = ("agentloop", "langchain-core", "langchain-openai", "pydantic", "anyio")
+
+
+_REFERENCE = re.compile(r"\$\{\w+\}")
+
+
+def _mask(value: Any) -> Any:
+    # A ${NAME} reference (MCP env and headers) names a variable: it holds no secret.
+    return value if isinstance(value, str) and _REFERENCE.fullmatch(value) else MASK
 
 
 def _mask_secret_names(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            k: MASK if is_secret_name(str(k)) else _mask_secret_names(v) for k, v in value.items()
+            k: _mask(v) if is_secret_name(str(k)) else _mask_secret_names(v)
+            for k, v in value.items()
         }
     if isinstance(value, list):
         return [_mask_secret_names(v) for v in value]
@@ -62,13 +77,19 @@ def _mask_secret_names(value: Any) -> Any:
 
 
 def redacted_config(config: EvalConfig) -> dict[str, Any]:
-    """The config as JSON data, with the values of secret-named model options and params
-    masked, nested ones too (``api_key: ...`` is masked; ``api_key_env: NAME`` names a
-    variable and is kept: see ``agentloop._secrets.is_secret_name``)."""
+    """The config as JSON data, with the values of secret-named keys masked in model
+    options, model params and tool specs (tool args, MCP env and headers), nested ones
+    too (``api_key: ...`` is masked; ``api_key_env: NAME`` and ``${NAME}`` name a
+    variable and are kept: see ``agentloop._secrets.is_secret_name``)."""
     data = config.model_dump(mode="json")
-    for field in ("model_options", "model_params"):
-        data[field] = _mask_secret_names(data.get(field) or {})
+    for field in ("model_options", "model_params", "tools"):
+        data[field] = _mask_secret_names(data[field])
     return data
+
+
+def _inputs(config: EvalConfig) -> dict[str, dict[str, Any]]:
+    """Files that decide results (``run.json``'s ``inputs``): tools, model, prompt file."""
+    return {**run_inputs(config), **prompt_inputs(config.system_prompt)}
 
 
 def _versions() -> dict[str, str]:
@@ -83,9 +104,15 @@ def _versions() -> dict[str, str]:
 
 
 def build_header(
-    config: EvalConfig, config_path: str | None, scan: DatasetScan, samples: int
+    config: EvalConfig,
+    config_path: str | None,
+    scan: DatasetScan,
+    samples: int,
+    *,
+    base_url: str | None = None,
 ) -> dict[str, Any]:
-    """The ``run.json`` header of a new run."""
+    """The ``run.json`` header of a new run; ``base_url`` is the model source's
+    ``endpoint`` (without credentials; None for models that call no server)."""
     from agentloop import __version__
 
     redacted = redacted_config(config)
@@ -98,6 +125,7 @@ def build_header(
         "config": redacted,
         "model": config.model,
         "model_params": redacted["model_params"],
+        "base_url": base_url,
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,
@@ -106,7 +134,7 @@ def build_header(
             "valid_rows": scan.valid,
             "invalid_lines": [str(x) for x in scan.problems],
         },
-        "inputs": run_inputs(config),
+        "inputs": _inputs(config),
         "planned": {
             "samples": samples,
             "epochs": config.epochs,
@@ -122,7 +150,7 @@ def read_header(run_dir: Path) -> dict[str, Any]:
     if not (run_dir / HEADER_FILE).is_file():
         raise AgentloopError(f"{run_dir}: not a run directory (no {HEADER_FILE})")
     header = read_json(run_dir / HEADER_FILE)
-    if header.get("format") != FORMAT:
+    if header.get("format") not in FORMATS:
         raise AgentloopError(f"{run_dir}/{HEADER_FILE}: not an agentloop run header ({FORMAT})")
     return header
 
@@ -156,7 +184,7 @@ def check_resume(
         )
     if "inputs" not in header:
         return {}  # written before inputs were recorded: nothing to compare with
-    inputs = changed_inputs(header["inputs"], run_inputs(config))
+    inputs = changed_inputs(header["inputs"], _inputs(config))
     if inputs and not allow_changed:
         raise AgentloopError(
             f"cannot resume {run_dir}: changed since the run started: {', '.join(inputs)} "
@@ -175,17 +203,20 @@ def open_run(
     resume: Path | None,
     *,
     allow_changed: bool = False,
+    retry_errors: bool = False,
+    base_url: str | None = None,
 ) -> Iterator[tuple[Path, dict[str, Any], set[tuple[str, int]]]]:
     """Create a run directory, or reopen one to resume, holding its writer lock:
     ``with open_run(...) as (run_dir, header, done)``, ``done`` being the (id, epoch)
-    pairs already written. A directory another writer holds is refused
+    pairs already written (with ``retry_errors``: those whose latest result is ok, so
+    the errored ones run again). A directory another writer holds is refused
     (``RunLockedError``); the lock is released when the block ends.
     """
     if resume is None:
         run_dir = new_run_dir(config.output_dir, config.run_name(config_path))
         lock = RunLock(run_dir)
         try:
-            header = build_header(config, config_path, scan, samples)
+            header = build_header(config, config_path, scan, samples, base_url=base_url)
             write_json_atomic(run_dir / HEADER_FILE, header, scrub)
             yield run_dir, header, set()
         finally:
@@ -197,15 +228,21 @@ def open_run(
         header = read_header(resume)  # again: the previous writer may have changed it
         changed = check_resume(resume, header, config, scan, allow_changed=allow_changed)
         repair_tail(resume / RESULTS_FILE)
+        states = latest_status(resume / RESULTS_FILE)
+        done = {pair for pair, status in states.items() if not retry_errors or status == "ok"}
         entry: dict[str, Any] = {"at": utc_now(), "pid": os.getpid()}
         if changed:
             entry["allowed_changes"] = changed
-            header["inputs"] = run_inputs(config)
+            header["inputs"] = _inputs(config)
+        if retry_errors:
+            entry["retry_errors"] = len(states) - len(done)
+        if base_url is not None and base_url != header.get("base_url"):
+            entry["base_url"] = base_url  # the server moved (the run's own is kept)
         header.setdefault("resumed_at", []).append(entry)
         current = redacted_config(config)
         header["config"].update({k: current[k] for k in RESUMABLE_CHANGES})
         write_json_atomic(resume / HEADER_FILE, header, scrub)
-        yield resume, header, completed_pairs(resume / RESULTS_FILE)
+        yield resume, header, done
     finally:
         lock.release()
 
@@ -224,8 +261,10 @@ def write_summary(
     """
     config = header.get("config", {})
     planned = header.get("planned", {}).get("results")
+    index = index_results(run_dir / results_name)
     summary = summarize(
-        iter_results(run_dir / results_name),
+        latest_results(run_dir / results_name, index),
+        superseded=index.superseded,
         epochs=int(config.get("epochs", 1)),
         invalid_lines=header.get("dataset", {}).get("invalid_lines", []),
         fail_on_error=config.get("fail_on_error", False),
@@ -236,6 +275,11 @@ def write_summary(
             0,
             f"INCOMPLETE: {summary.results} of {summary.planned} results; finish with: "
             f"agentloop run --resume {run_dir}",
+        )
+    if summary.errored and results_name == RESULTS_FILE:
+        summary.notes.append(
+            f"run the errored result(s) again with: agentloop run --resume {run_dir} "
+            "--retry-errors"
         )
     data = summary.model_dump(mode="json")
     data["run"] = {

@@ -3,9 +3,9 @@
 ``run_eval`` validates everything up front (dataset, rewards, tools, model spec),
 creates the run directory (or reopens one to resume), then a fixed pool of
 ``concurrency`` workers pulls (sample, epoch) pairs from one stream over the
-dataset. Each finished pair is written to ``results.jsonl`` at once; the summary is
-computed from that file at the end. One failing sample is recorded as an errored
-result and never stops the others.
+selected rows (``agentloop.harness._selection``). Each finished pair is written to
+``results.jsonl`` at once; the summary is computed from that file at the end. One
+failing sample is recorded as an errored result and never stops the others.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import anyio
 
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._dataset import iter_samples
 from agentloop.harness._reporting import Reporter, SilentProgress
 from agentloop.harness._results import RESULTS_FILE, ResultWriter
 from agentloop.harness._rows import Sample
 from agentloop.harness._rundir import open_run, write_summary
 from agentloop.harness._sample import Prepared, prepare, run_sample
+from agentloop.harness._selection import iter_selected
 from agentloop.harness._stats import RunSummary
 from agentloop.models import ModelSource
 
@@ -41,6 +41,8 @@ class RunOutcome:
     new_results: int = 0
     skipped: int = 0
     """Results already present (a resume) and not run again."""
+    retried: int = 0
+    """Errored results run again (a resume with ``retry_errors``)."""
 
     @property
     def exit_code(self) -> int:
@@ -48,17 +50,9 @@ class RunOutcome:
         return 1 if self.summary.failed else 0
 
 
-def _planned_samples(p: Prepared) -> int:
-    limit = p.config.limit
-    return p.scan.valid if limit is None else min(limit, p.scan.valid)
-
-
 def _pairs(p: Prepared, done: set[tuple[str, int]]) -> Iterator[tuple[Sample, int]]:
-    """(sample, epoch) pairs still to run, streamed from the dataset in file order."""
-    samples = iter_samples(p.config.dataset, p.config.mode)
-    for index, sample in enumerate(samples):
-        if p.config.limit is not None and index >= p.config.limit:
-            return
+    """(sample, epoch) pairs still to run, streamed from the selected rows in run order."""
+    for sample in iter_selected(p.config, p.selection):
         for epoch in range(1, p.config.epochs + 1):
             if (sample.id, epoch) not in done:
                 yield sample, epoch
@@ -112,20 +106,35 @@ async def run_eval(
     environ: Mapping[str, str] | None = None,
     announce: Callable[[Path], None] | None = None,
     allow_changed: bool = False,
+    retry_errors: bool = False,
 ) -> RunOutcome:
     """Run (or resume) an evaluation and write its run directory; see the module doc.
 
     ``announce`` is called with the run directory before the first sample runs.
     ``allow_changed`` resumes even though tool code or the model's script or recording
-    changed since the run started (recorded in run.json).
+    changed since the run started (recorded in run.json). ``retry_errors`` (with
+    ``resume``) runs again the pairs whose latest result errored; their new lines
+    supersede the old ones, which stay in the file.
     """
+    if retry_errors and resume is None:
+        raise AgentloopError("retry_errors needs a run directory to resume")
     p = prepare(config, config_path, environ)
-    samples = _planned_samples(p)
+    samples = p.selection.count
     resume_dir = Path(resume) if resume is not None else None
     # The model opens first: a bad spec or option leaves no empty run directory behind.
-    async with _model_source(config) as source:
+    async with p.tools.open(), _model_source(config) as source:  # MCP servers: one session each
+        if config.preflight:
+            await source.preflight()
         opened = open_run(
-            config, config_path, p.scan, samples, p.scrub, resume_dir, allow_changed=allow_changed
+            config,
+            config_path,
+            p.scan,
+            samples,
+            p.scrub,
+            resume_dir,
+            allow_changed=allow_changed,
+            retry_errors=retry_errors,
+            base_url=source.endpoint,
         )
         # The run directory stays locked (one writer) until its summary is written.
         with opened as (run_dir, header, done):
@@ -140,7 +149,10 @@ async def run_eval(
                 finally:
                     reporter.close()
             summary = write_summary(run_dir, header, p.scrub)
-    return RunOutcome(run_dir, summary, new_results=writer.count, skipped=len(done))
+            retried = header["resumed_at"][-1].get("retry_errors", 0) if retry_errors else 0
+    return RunOutcome(
+        run_dir, summary, new_results=writer.count, skipped=len(done), retried=retried
+    )
 
 
 def run_eval_sync(config: EvalConfig, **options: Any) -> RunOutcome:

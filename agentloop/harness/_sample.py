@@ -16,11 +16,14 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from agentloop.engine import ContentCallParser, Trajectory, run_agent
-from agentloop.harness._config import EvalConfig
+from agentloop.harness._config import EvalConfig, check_tool_choice
 from agentloop.harness._dataset import DatasetScan, scan_dataset
+from agentloop.harness._prompt import load_system_prompt, with_system_prompt
 from agentloop.harness._results import Scrubber, encode_result, utc_now
 from agentloop.harness._rows import Sample, prompt_messages
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
+from agentloop.harness._selection import Selection, select_rows
+from agentloop.harness._tools import sample_row
 from agentloop.models import ModelSource
 
 __all__ = ["Prepared", "prepare", "run_sample"]
@@ -37,6 +40,10 @@ class Prepared:
     tools: ToolSet
     parser: ContentCallParser | None
     scrub: Scrubber
+    selection: Selection
+    """The rows to run, in order (``sample_ids``, ``shuffle``, ``limit``)."""
+    system_prompt: str | None = None
+    """The config's system prompt, read once (a file's text)."""
     requests: dict[tuple[str, ...], dict[str, Any]] = field(default_factory=dict)
     """Request signatures by tool set (computing tool schemas per sample is wasteful)."""
 
@@ -55,18 +62,24 @@ def prepare(
     config_path: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Prepared:
-    """Validate dataset, rewards, tools and the content parser; raise on the first bad one."""
+    """Validate dataset, selection, system prompt, rewards, tools and the content parser;
+    raise on the first bad one."""
     scan = scan_dataset(config.dataset, config.mode)
     if scan.valid == 0 or not config.skip_invalid:
         scan.raise_if_invalid()
+    selection = select_rows(config, scan)  # an id matching no row: said before tools load
+    tools = ToolSet.from_config(config)
+    check_tool_choice(config, [*tools.names, *scan.tool_names], config_path or "config")
     return Prepared(
         config=config,
         config_path=config_path,
         scan=scan,
         rewards=RewardPlan.from_config(config),
-        tools=ToolSet(config.tools),
+        tools=tools,
         parser=_content_parser(config),
         scrub=Scrubber(environ),
+        selection=selection,
+        system_prompt=load_system_prompt(config.system_prompt),
     )
 
 
@@ -97,12 +110,12 @@ async def _generate(
         model = source.for_sample(sample.id, epoch)
     except Exception as exc:
         raise _SampleError("model", f"{type(exc).__name__}: {exc}") from exc
-    tools = p.tools.for_sample(sample)
+    tools = p.tools.for_sample(sample, epoch)
     record["request"] = _request(p, tools)
     trajectory = await run_agent(
         model,
         tools,
-        prompt_messages(sample.messages),
+        with_system_prompt(prompt_messages(sample.messages), p.system_prompt),
         max_rounds=cfg.max_rounds,
         single_turn=record["single_turn"],
         tool_timeout=cfg.tool_timeout,
@@ -146,7 +159,10 @@ async def run_sample(
         if trajectory.stop_reason == "error":
             raise _SampleError("model", trajectory.error or "model error")
         try:
-            outcome = p.rewards.score(trajectory, sample.ground_truth, sample.answer)
+            outcome = p.rewards.score(
+                trajectory, sample.ground_truth, sample.answer,
+                metadata=sample.metadata, row=sample_row(sample),
+            )  # fmt: skip
         except Exception as exc:
             raise _SampleError("reward", f"{type(exc).__name__}: {exc}") from exc
         scores, passed = outcome.scores, outcome.passed

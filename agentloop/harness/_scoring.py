@@ -1,16 +1,17 @@
-"""From a dataset row to a scored result: tool binding, recorded trajectories, rewards.
+"""From a dataset row to a scored result: recorded trajectories and rewards.
+
+The tools a sample binds are ``ToolSet``'s (``agentloop.harness._tools``, re-exported here).
 
 Shared by the runner (``agentloop.harness._runner``) and offline re-scoring (``agentloop score``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
-from langchain_core.tools import BaseTool
 
 from agentloop.engine import (
     ContentCallParser,
@@ -18,50 +19,14 @@ from agentloop.engine import (
     ToolCallRecord,
     ToolCallStatus,
     Trajectory,
-    tool_factory,
 )
-from agentloop.errors import ConfigError, ToolLoadError
+from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._rewards import parse_rewards
 from agentloop.harness._rows import Sample, recorded_generation_start, wire_messages
+from agentloop.harness._tools import ToolSet
 
 __all__ = ["RewardPlan", "ScoreOutcome", "ToolSet", "recorded_trajectory"]
-
-
-class ToolSet:
-    """The configured tool implementations, by name; stateful ones made fresh per sample.
-
-    A path naming a ``BaseTool`` class yields a new instance each time it is loaded, so
-    it gets a factory (notes of a notebook never leak between samples); tool objects and
-    plain functions are stateless as far as agentloop can tell and are shared.
-    """
-
-    def __init__(self, specs: Sequence[str]) -> None:
-        self._make: dict[str, Callable[[], BaseTool]] = {}
-        for spec in specs:
-            make = tool_factory(spec)
-            name = make().name
-            if name in self._make:
-                raise ToolLoadError(f"tool names must be unique; repeated: {name}")
-            self._make[name] = make
-
-    @property
-    def names(self) -> list[str]:
-        """Names of the configured tools, in config order."""
-        return list(self._make)
-
-    def single_turn(self, sample: Sample) -> bool:
-        """True when the row declares tools by schema and none has an implementation."""
-        return bool(sample.tools) and not any(n in self._make for n in sample.tool_names)
-
-    def for_sample(self, sample: Sample) -> list[BaseTool | dict[str, Any]]:
-        """What to bind: the row's schemas (implementations where configured), else all."""
-        if not sample.tools:
-            return [make() for make in self._make.values()]
-        bound: list[BaseTool | dict[str, Any]] = []
-        for schema in sample.tools:
-            make = self._make.get(schema["function"]["name"])
-            bound.append(make() if make is not None else schema)
-        return bound
 
 
 def recorded_trajectory(
@@ -149,16 +114,13 @@ class RewardPlan:
     """Validated reward specs and the pass threshold of each reward key."""
 
     def __init__(self, rewards: Sequence[Any], thresholds: dict[str, float]) -> None:
-        from evals import parse_reward_specs, registered_rewards  # loaded on use (~60 ms)
-
         try:
-            self.specs = parse_reward_specs(list(rewards))
+            self.specs = parse_rewards(rewards)
         except ValueError as exc:
             raise ConfigError(f"rewards: {exc}") from None
-        registry = registered_rewards()
         self.thresholds: dict[str, float] = {}
         for spec in self.specs:
-            own = registry[spec.name].pass_threshold
+            own = spec.entry.pass_threshold if spec.entry is not None else None
             value = thresholds.get(spec.key, thresholds.get(spec.name, own))
             if value is not None:
                 self.thresholds[spec.key] = value
@@ -167,13 +129,26 @@ class RewardPlan:
     def from_config(cls, config: EvalConfig) -> RewardPlan:
         return cls(config.rewards, config.pass_threshold)
 
-    def score(self, trajectory: Trajectory, sample_truth: Any, answer: Any) -> ScoreOutcome:
-        """Every reward on one trajectory; raises whatever a reward raises."""
+    def score(
+        self,
+        trajectory: Trajectory,
+        sample_truth: Any,
+        answer: Any,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        row: Mapping[str, Any] | None = None,
+    ) -> ScoreOutcome:
+        """Every reward on one trajectory; raises whatever a reward raises.
+
+        ``metadata`` and ``row`` (the dataset row as a dict) reach rewards that ask for them.
+        """
         from evals import score_sample
 
         if not self.specs:
             return ScoreOutcome({}, {})
-        result = score_sample(trajectory, sample_truth, self.specs, answer=answer)
+        result = score_sample(
+            trajectory, sample_truth, self.specs, answer=answer, metadata=metadata, row=row
+        )
         scores = {k: r.model_dump(mode="json") for k, r in result.results.items()}
         passed = {
             k: scores[k]["score"] >= threshold

@@ -1,8 +1,9 @@
 """Statistics over a results file: means, pass@k, tool calls, tokens, latency.
 
-Everything is computed from result lines (``agentloop.harness._results``), so a summary
-written after a resume equals the one an uninterrupted run would have written,
-and ``agentloop summary RUN_DIR`` recomputes it at any time.
+Everything is computed from result lines (``agentloop.harness._results``), the latest
+of each (id, epoch) (``agentloop._records.latest_results``: a retried pair counts
+once, as retried), so a summary written after a resume equals the one an uninterrupted
+run would have written, and ``agentloop summary RUN_DIR`` recomputes it at any time.
 
 Reward means are over samples: each sample's epochs are averaged first, then the
 mean and its standard error (sample standard deviation / sqrt(n)) are taken over
@@ -23,51 +24,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
+
 __all__ = [
     "ErrorExamples",
     "LatencyStats",
     "RewardStats",
     "RunSummary",
     "failure_reason",
-    "pass_at_k",
-    "pass_hat_k",
-    "percentile",
     "summarize",
 ]
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Probability that at least one of k epochs drawn from n (c passing) passes.
-
-    >>> round(pass_at_k(5, 2, 2), 4)
-    0.7
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Probability that all k epochs drawn from n (c passing) pass (pass^k).
-
-    >>> pass_hat_k(5, 2, 2)
-    0.1
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
-    return math.comb(c, k) / math.comb(n, k)
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    """The q-quantile (0..1) of sorted values, interpolating linearly."""
-    if not sorted_values:
-        return 0.0
-    pos = (len(sorted_values) - 1) * q
-    low = math.floor(pos)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
 
 
 class RewardStats(BaseModel):
@@ -116,7 +82,9 @@ class RunSummary(BaseModel):
     """What a run did, computed from its results lines."""
 
     results: int = 0
-    """Result lines (sample x epoch)."""
+    """Results (sample x epoch), the latest line of each."""
+    superseded: int = 0
+    """Older lines of retried (sample, epoch) pairs, replaced by the latest (not counted)."""
     samples: int = 0
     """Distinct sample ids."""
     ok: int = 0
@@ -135,6 +103,9 @@ class RunSummary(BaseModel):
     """Tool calls per status over all results."""
     tokens: dict[str, int] = Field(default_factory=dict)
     """input_tokens, output_tokens, total_tokens over all results."""
+    model_retries: int = 0
+    """Model requests retried after a temporary error (429, 5xx, connection errors,
+    timeouts): the sum of the trajectories' ``steps[].retries``."""
     latency: LatencyStats = Field(default_factory=LatencyStats)
     """Percentiles of sample wall time."""
     rounds: dict[str, float] = Field(default_factory=dict)
@@ -195,6 +166,8 @@ class _Accumulator:
             s.single_turn += 1
         self.counters["tools"].update(line.get("tool_calls_by_status") or {})
         self.counters["tokens"].update(line.get("usage") or {})
+        steps = (line.get("trajectory") or {}).get("steps") or []
+        s.model_retries += sum(int(step.get("retries") or 0) for step in steps)
         if line.get("stop_reason"):
             self.counters["stop"][line["stop_reason"]] += 1
         if line.get("rounds") is not None:  # None: crashed before any trajectory
@@ -281,9 +254,11 @@ def summarize(
     invalid_lines: Iterable[str] = (),
     fail_on_error: bool | int | float = False,
     planned: int | None = None,
+    superseded: int = 0,
 ) -> RunSummary:
-    """The summary of result lines (streamed: lines are folded, not kept); ``planned``
-    is the number of results a finished run has."""
+    """The summary of result lines (streamed: lines are folded, not kept), one per (id,
+    epoch); ``planned`` is the number of results a finished run has; ``superseded``
+    counts older lines that retries replaced."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
@@ -291,6 +266,7 @@ def summarize(
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)
+    summary.superseded = superseded
     if summary.errored:
         summary.notes.append(
             f"{summary.errored} errored result(s) are excluded from the reward statistics"
@@ -299,6 +275,10 @@ def summarize(
         summary.notes.append(
             f"{summary.single_turn} result(s) are single-turn tool-call evaluations: the first "
             "reply's calls were scored and not executed"
+        )
+    if superseded:
+        summary.notes.append(
+            f"{superseded} older result line(s) were superseded by retries (the latest counts)"
         )
     if summary.invalid_lines:
         summary.notes.append(f"{len(summary.invalid_lines)} invalid dataset line(s) were skipped")

@@ -13,13 +13,46 @@ from agentloop.engine import ExecutorFactory, RetryPolicy
 from agentloop.errors import ModelSpecError
 
 __all__ = [
+    "SAMPLING_PARAMS",
     "ModelSource",
     "ProviderFactory",
+    "check_param_names",
     "check_spec",
     "known_prefixes",
     "open_model",
     "register_provider",
 ]
+
+# Sampling params that ChatOpenAI knows by name; anything server-specific goes in
+# ``extra_body`` so that a typo is an error, not a silently ignored field. Every
+# built-in provider checks names against this list (scripted and replay too), so a
+# typo fails the same way whatever the model.
+SAMPLING_PARAMS = frozenset(
+    {
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "seed",
+        "stop",
+        "presence_penalty",
+        "frequency_penalty",
+        "logit_bias",
+        "logprobs",
+        "top_logprobs",
+        "reasoning_effort",
+        "extra_body",
+    }
+)
+
+
+def check_param_names(params: dict[str, Any]) -> None:
+    """Raise ``ModelSpecError`` naming the sampling params not in ``SAMPLING_PARAMS``."""
+    unknown = sorted(set(params) - SAMPLING_PARAMS)
+    if unknown:
+        raise ModelSpecError(
+            f"unknown sampling param(s): {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(SAMPLING_PARAMS))} (server-specific ones go in extra_body)"
+        )
 
 
 class ModelSource(abc.ABC):
@@ -27,12 +60,22 @@ class ModelSource(abc.ABC):
 
     Providers subclass it; only ``for_sample`` is required. The other members have
     defaults that change nothing: no retry policy of its own (the run's applies),
-    tools executed normally, no tool differences to report, nothing to close.
+    tools executed normally, no tool differences to report, no endpoint, no
+    preflight check, nothing to close.
     """
 
     retry_policy: RetryPolicy | None = None
     """The policy for ``run_agent(retry=...)``; live sources build theirs from the
     ``max_retries``/``retry_*`` options. None: the engine's default."""
+    endpoint: str | None = None
+    """The URL requests go to, without credentials (recorded in run.json as
+    ``base_url``); None for sources that call no server."""
+
+    async def preflight(self) -> None:
+        """Check, with one cheap request, that the model can be reached; raise
+        ``ModelSpecError`` (one line, naming the endpoint, never a key) when not.
+        Called once before the first sample unless the config says ``preflight: false``."""
+        return None
 
     @abc.abstractmethod
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:

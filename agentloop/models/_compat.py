@@ -6,12 +6,15 @@ import json
 from typing import Any, Literal
 
 import anyio
+import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr, SecretStr
+
+from agentloop.models._endpoint import display_url
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -68,20 +71,34 @@ class CompatChatOpenAI(ChatOpenAI):
                 return await super()._agenerate(messages, stop, run_manager, **kwargs)
         except Exception as exc:
             self._scrub_key(exc)
+            if isinstance(exc, openai.APIConnectionError):
+                self._name_endpoint(exc)
             raise
+
+    def mask_key(self, text: str) -> str:
+        """``text`` with the API key (6 characters or more) replaced by ``***``."""
+        secret = self.openai_api_key
+        key = secret.get_secret_value() if isinstance(secret, SecretStr) else ""
+        return text.replace(key, "***") if len(key) >= 6 else text
 
     def _scrub_key(self, exc: Exception) -> None:
         """Mask the API key in an error a server echoed it into (the error is recorded).
 
         In place, so the error keeps its type, status and headers for retrying.
         """
-        secret = self.openai_api_key
-        key = secret.get_secret_value() if isinstance(secret, SecretStr) else ""
-        if len(key) < 6 or key not in str(exc):
+        if self.mask_key(str(exc)) == str(exc):
             return
-        exc.args = tuple(a.replace(key, "***") if isinstance(a, str) else a for a in exc.args)
+        exc.args = tuple(self.mask_key(a) if isinstance(a, str) else a for a in exc.args)
         if isinstance(getattr(exc, "message", None), str):
-            exc.message = exc.message.replace(key, "***")  # type: ignore[attr-defined]
+            exc.message = self.mask_key(exc.message)  # type: ignore[attr-defined]
+
+    def _name_endpoint(self, exc: openai.APIConnectionError) -> None:
+        """A bare "Connection error." does not say which server: add the base URL (in
+        place, like ``_scrub_key``; a retried request raises a fresh error)."""
+        where = f"({display_url(str(self.openai_api_base))})"
+        if where not in exc.message:
+            exc.message = f"{exc.message} {where}"
+            exc.args = (exc.message, *exc.args[1:])
 
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any

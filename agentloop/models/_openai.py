@@ -23,29 +23,22 @@ from pydantic import SecretStr, TypeAdapter, ValidationError
 from agentloop._secrets import read_dotenv
 from agentloop.engine import RetryPolicy
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import ModelSource, register_provider
-from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
-
-__all__ = ["CompatChatOpenAI", "OpenAISource", "build_chat_openai", "read_dotenv"]
-
-# Sampling params that ChatOpenAI knows by name; anything server-specific goes in
-# ``extra_body`` so that a typo is an error, not a silently ignored field.
-SAMPLING_PARAMS = frozenset(
-    {
-        "temperature",
-        "max_tokens",
-        "top_p",
-        "seed",
-        "stop",
-        "presence_penalty",
-        "frequency_penalty",
-        "logit_bias",
-        "logprobs",
-        "top_logprobs",
-        "reasoning_effort",
-        "extra_body",
-    }
+from agentloop.models._base import (
+    SAMPLING_PARAMS,
+    ModelSource,
+    check_param_names,
+    register_provider,
 )
+from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
+from agentloop.models._endpoint import check_endpoint, display_url
+
+__all__ = [
+    "SAMPLING_PARAMS",
+    "CompatChatOpenAI",
+    "OpenAISource",
+    "build_chat_openai",
+    "read_dotenv",
+]
 
 # Connection options shared by ``openai:`` and ``local:`` (and their defaults).
 CONNECTION_OPTIONS: dict[str, Any] = {
@@ -140,12 +133,7 @@ def _param_type(name: str) -> TypeAdapter[Any]:
 def check_params(params: dict[str, Any]) -> dict[str, Any]:
     """Sampling params, validated by name (server-specific ones belong in extra_body) and
     by type, as the client would, so that a wrong one fails before anything starts."""
-    unknown = sorted(set(params) - SAMPLING_PARAMS)
-    if unknown:
-        raise ModelSpecError(
-            f"unknown sampling param(s): {', '.join(unknown)}; known: "
-            f"{', '.join(sorted(SAMPLING_PARAMS))} (server-specific ones go in extra_body)"
-        )
+    check_param_names(params)
     if "extra_body" in params and not isinstance(params["extra_body"], dict):
         raise ModelSpecError("sampling param extra_body must be a mapping")
     for name, value in params.items():
@@ -213,6 +201,7 @@ class OpenAISource(ModelSource):
             key = "unused"  # local servers (vLLM, Ollama, llama.cpp) accept any key
         self.name = model
         self.base_url = base_url
+        self.endpoint = display_url(base_url)
         self.retry_policy = retry_policy_from(options)
         self._http = openai.DefaultAsyncHttpxClient()
         self.model = build_chat_openai(
@@ -221,6 +210,17 @@ class OpenAISource(ModelSource):
 
     def for_sample(self, sample_id: str, epoch: int) -> CompatChatOpenAI:
         return self.model
+
+    async def preflight(self) -> None:
+        """``GET /models``, or a 1-token chat request when that is refused; see
+        ``agentloop.models._endpoint``."""
+        await check_endpoint(
+            self.model.root_async_client,
+            self.name,
+            display_url(self.base_url),
+            max_tokens_field=self.model.max_tokens_field,
+            mask=self.model.mask_key,
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agentloop._records import RESULTS_FILE, iter_results
+from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.engine import (
     ToolCallRecord,
     Trajectory,
@@ -172,7 +172,8 @@ class Recording:
 
 
 def load_recordings(path: str | Path) -> dict[tuple[str, int], Recording]:
-    """Every result line with a trajectory, by (id, epoch); the last line of a pair wins."""
+    """The recording of each (id, epoch): its latest result line (the rule of
+    ``agentloop._records``), when that line has a trajectory."""
     file = Path(path)
     if file.is_dir():
         file = file / RESULTS_FILE
@@ -180,7 +181,7 @@ def load_recordings(path: str | Path) -> dict[tuple[str, int], Recording]:
         raise ModelSpecError(f"replay: no recording at {path} (expected a run directory "
                              f"or a {RESULTS_FILE} file)")  # fmt: skip
     recordings: dict[tuple[str, int], Recording] = {}
-    for line in iter_results(file):
+    for line in latest_results(file):
         if line.get("trajectory") is not None:
             rec = Recording.from_result(line)
             recordings[(rec.sample_id, rec.epoch)] = rec

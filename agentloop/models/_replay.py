@@ -38,7 +38,7 @@ from agentloop.engine import (
     message_to_openai,
 )
 from agentloop.errors import ModelSpecError, ReplayMismatchError
-from agentloop.models._base import ModelSource, register_provider
+from agentloop.models._base import ModelSource, check_param_names, register_provider
 from agentloop.models._local import LOCAL_OPTIONS
 from agentloop.models._openai import OPENAI_OPTIONS
 from agentloop.models._recording import (
@@ -168,6 +168,7 @@ class ReplaySource(ModelSource):
         mode = options.get("replay_tools", "recorded")
         if mode not in ("recorded", "live"):
             raise ModelSpecError(f"replay_tools must be 'recorded' or 'live', not {mode!r}")
+        check_param_names(params)
         self.path = path
         self.live_tools = mode == "live"
         self.params = dict(params)

@@ -3,7 +3,9 @@
 The file is JSON (or YAML): either a list of replies used for every sample, or an
 object mapping sample ids to reply lists (``"*"`` is the fallback for other ids).
 A reply is a string (final answer) or an OpenAI-format assistant message dict.
-The option ``latency`` (seconds) is awaited before each reply; sampling params are ignored.
+The option ``latency`` (seconds) is awaited before each reply. Sampling params do not
+change the replies, but their names are checked like every provider's, so a typo in a
+config fails here as it would under ``openai:``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import yaml
 
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import ModelSource, register_provider
+from agentloop.models._base import ModelSource, check_param_names, register_provider
 from agentloop.testing import ScriptedChatModel, to_ai_message
 
 __all__ = ["ScriptedSource"]
@@ -28,6 +30,7 @@ class ScriptedSource(ModelSource):
         unknown = set(options) - {"latency"}
         if unknown:
             raise ModelSpecError(f"scripted models take no option(s): {', '.join(sorted(unknown))}")
+        check_param_names(params)
         file = Path(path)
         if not file.is_file():
             raise ModelSpecError(f"scripted model file not found: {path}")

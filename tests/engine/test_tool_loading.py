@@ -81,3 +81,32 @@ def test_a_file_that_fails_to_import_is_reported(tmp_path: Path) -> None:
 def test_duplicate_names_are_refused(user_file: Path) -> None:
     with pytest.raises(ToolLoadError, match="repeated: lookup"):
         load_tools([f"{user_file}:lookup", f"{user_file}:lookup"])
+
+
+def test_a_tool_class_takes_constructor_arguments(user_file: Path) -> None:
+    from agentloop.engine import tool_factory
+
+    source = user_file.read_text().replace(
+        'description: str = "Count."', 'description: str = "Count."\n    start: int = 0'
+    )
+    user_file.write_text(source.replace('return "1"', "return str(self.start + 1)"))
+    make = tool_factory(f"{user_file}:Counter", {"start": 41})
+    first, second = make(), make()
+    assert first is not second and first.invoke({}) == "42"
+    with pytest.raises(ToolLoadError, match=r"unknown argument\(s\) \['stop'\]; accepted: start"):
+        tool_factory(f"{user_file}:Counter", {"stop": 1})
+    with pytest.raises(ToolLoadError, match="args are for tool classes and factories"):
+        tool_factory(f"{user_file}:lookup", {"x": 1})
+
+
+def test_as_tools_wraps_functions_and_names_the_origin(user_file: Path) -> None:
+    from agentloop.engine import as_tools, import_object
+
+    plain, lookup = import_object(f"{user_file}:plain"), import_object(f"{user_file}:lookup")
+    assert [t.name for t in as_tools([plain, lookup], "factory f")] == ["plain", "lookup"]
+    with pytest.raises(ToolLoadError, match=r"factory f returned a list with str at \[1\]"):
+        as_tools([plain, "x"], "factory f")
+    with pytest.raises(ToolLoadError, match="factory f: item \\[0\\] is a function without a"):
+        as_tools([import_object(f"{user_file}:undocumented")], "factory f")
+    with pytest.raises(ToolLoadError, match=r"reward file not found: \./nope\.py"):
+        import_object("./nope.py:x", "reward")

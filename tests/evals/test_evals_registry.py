@@ -165,10 +165,47 @@ def test_register_reward(clean_registry: None) -> None:
     assert "length_ok" in registered_rewards()
 
 
-def test_a_reward_must_return_a_result(clean_registry: None) -> None:
+def test_a_reward_returns_a_result_or_a_number(clean_registry: None) -> None:
     register_reward("bare", lambda trajectory, ground_truth, answer=None: 1.0)
-    with pytest.raises(TypeError, match="reward 'bare' returned float, not a RewardResult"):
-        score_sample([], None, ["bare"])
+    register_reward("flag", lambda final_answer: final_answer == "Paris")
+    register_reward("text", lambda trajectory: "good")
+    register_reward("big", lambda trajectory: 2)
+    score = score_sample(trajectory("Paris"), None, ["bare", "flag"])
+    bare = {"score": 1.0, "reason": "bare returned 1.0", "details": None}
+    assert score.results["bare"].model_dump() == bare
+    assert score.results["flag"].score == 1.0
+    with pytest.raises(TypeError, match="reward 'text' returned str, not a RewardResult or a"):
+        score_sample([], None, ["text"])
+    with pytest.raises(ValueError, match=r"reward 'big' returned 2, outside \[0, 1\]"):
+        score_sample([], None, ["big"])
+
+
+def test_rewards_ask_for_their_inputs_by_name(clean_registry: None) -> None:
+    seen: dict[str, Any] = {}
+
+    def spy(messages: Any, final_answer: Any, metadata: Any, row: Any, *, weight: float) -> float:
+        seen.update(messages=messages, final=final_answer, metadata=metadata, row=row)
+        return weight
+
+    register_reward("spy", spy)
+    with pytest.raises(ValueError, match=r"missing parameter\(s\) \['weight'\], neither an input"):
+        parse_reward_specs(["spy"])
+    msgs = trajectory("Paris").to_openai_messages()
+    score = score_sample(msgs, None, [{"spy": {"weight": 0.5}}], metadata={"k": 1})
+    assert score.results["spy"].score == 0.5
+    assert seen == {"messages": msgs, "final": "Paris", "metadata": {"k": 1}, "row": None}
+    # LangChain messages become OpenAI dicts; no metadata is an empty mapping.
+    score_sample(list(trajectory("Paris").messages), None, [{"spy": {"weight": 1}}])
+    assert seen["messages"] == msgs and seen["metadata"] == {}
+    with pytest.raises(ValueError, match="has a ':'"):
+        register_reward("pkg:spy", spy)
+    with pytest.raises(ValueError, match="positional-only"):
+        register_reward("po", lambda final_answer, /: 1.0)
+
+
+def test_registered_rewards_that_take_kwargs(clean_registry: None) -> None:
+    register_reward("kw", lambda answer, **params: float(params["x"] == answer))
+    assert score_sample([], None, [{"kw": {"x": "a"}}], answer="a").results["kw"].score == 1.0
 
 
 def test_register_reward_with_kwargs_accepts_any_params(clean_registry: None) -> None:

@@ -114,7 +114,7 @@ def test_results_line_has_the_documented_fields(tmp_path: Path) -> None:
 def test_run_header(tmp_path: Path) -> None:
     outcome = run(add_setup(tmp_path, n=2))
     header = json.loads((outcome.run_dir / "run.json").read_text())
-    assert header["format"] == "agentloop-run/1" and header["name"] == "eval"
+    assert header["format"] == "agentloop-run/2" and header["name"] == "eval"
     assert set(header["versions"]) >= {
         "agentloop",
         "langchain-core",
@@ -188,12 +188,12 @@ def test_schema_only_tools_make_a_single_turn_sample(tmp_path: Path) -> None:
     single = lines["schema-only"]
     assert single["single_turn"] is True and single["stop_reason"] == "tool_calls"
     assert single["tool_calls_by_status"] == {"not_run": 1} and single["rounds"] == 0
-    assert [m["type"] for m in single["trajectory"]["messages"]] == ["human", "ai"]
+    assert [m["role"] for m in single["trajectory"]["messages"]] == ["user", "assistant"]
     assert single["scores"]["exact_tool_match_reward"]["score"] == 1.0
     multi = lines["implemented"]
     assert multi["single_turn"] is False and multi["tool_calls_by_status"] == {"ok": 1}
     tool_message = multi["trajectory"]["messages"][2]
-    assert tool_message["type"] == "tool" and tool_message["content"] == "3"
+    assert tool_message["role"] == "tool" and tool_message["content"] == "3"
 
 
 def test_stateful_tool_classes_are_fresh_per_sample(tmp_path: Path) -> None:
@@ -212,7 +212,7 @@ def test_stateful_tool_classes_are_fresh_per_sample(tmp_path: Path) -> None:
         concurrency=3,
     )
     for line in read_results(run(config).run_dir):
-        contents = [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+        contents = [m["content"] for m in line["trajectory"]["messages"] if m["role"] == "tool"]
         assert contents == ["1", "2"]
 
 

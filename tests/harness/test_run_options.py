@@ -64,7 +64,7 @@ def _setup(tmp_path: Path, replies: list[Any], **config: Any) -> Path:
 def _tool_texts(tmp_path: Path, config: Path, *sets: str) -> list[str]:
     outcome = run_eval_sync(load_config(config, sets))
     (line,) = read_results(outcome.run_dir)
-    return [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+    return [m["content"] for m in line["trajectory"]["messages"] if m["role"] == "tool"]
 
 
 @pytest.mark.parametrize("mode", ["parallel", "sequential"])
@@ -115,3 +115,18 @@ def test_a_trajectory_that_cannot_be_saved_errors_its_sample_only(
     assert all(lines[s]["status"] == "ok" for s in ("s0000", "s0002", "s0003"))
     summary = json.loads((outcome.run_dir / "summary.json").read_text())
     assert (summary["results"], summary["errored"]) == (4, 1)
+
+
+def test_secret_named_values_in_tool_specs_are_masked_in_the_header(tmp_path: Path) -> None:
+    from agentloop.harness import redacted_config
+
+    config = load_config(add_setup(tmp_path, n=1))
+    raw = config.model_dump()
+    raw["tools"] = [
+        *raw["tools"],
+        {"mcp": {"command": "srv", "env": {"API_KEY": "sk-literal-1234", "TOKEN": "${TOKEN}"}}},
+    ]
+    data = redacted_config(config.model_validate(raw))
+    mcp = data["tools"][-1]["mcp"]
+    assert mcp["env"] == {"API_KEY": "***", "TOKEN": "${TOKEN}"} and mcp["command"] == "srv"
+    assert data["tools"][0] == raw["tools"][0]

@@ -88,7 +88,7 @@ def test_tool_results_answers_and_config_are_scrubbed(
             "run",
             str(config),
             "--set",
-            f"model_params.user={db}",
+            f"model_params.extra_body.user={db}",
             "--set",
             f"model_options.api_key={key}",
             "--set",
@@ -105,7 +105,7 @@ def test_tool_results_answers_and_config_are_scrubbed(
             "run",
             str(config),
             "--set",
-            f"model_params.user={db}",
+            f"model_params.extra_body.user={db}",
             "--set",
             f"description=uses {token}",
         ]
@@ -115,13 +115,12 @@ def test_tool_results_answers_and_config_are_scrubbed(
     run_dir = only_run_dir(tmp_path / "runs")
     _assert_clean(run_dir)
     lines = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
-    tools_out = [m["content"] for m in lines[0]["trajectory"]["messages"] if m["type"] == "tool"]
+    tools_out = [m["content"] for m in lines[0]["trajectory"]["messages"] if m["role"] == "tool"]
     assert tools_out == ["***", "***", "Error: ToolException: cannot connect with ***"]
     assert lines[0]["trajectory"]["final_answer"] == "the key is *** and the token ***"
     header = json.loads((run_dir / "run.json").read_text())
-    assert (
-        header["model_params"] == {"user": "***"} and header["config"]["description"] == "uses ***"
-    )
+    assert header["model_params"] == {"extra_body": {"user": "***"}}
+    assert header["config"]["description"] == "uses ***"
     for value in SECRETS.values():
         assert value not in out and value not in err
 
@@ -194,7 +193,7 @@ def test_passwd_credential_and_auth_variables_are_masked(
     assert main(["run", str(config)]) == 0
     run_dir = only_run_dir(tmp_path / "runs")
     line = json.loads((run_dir / "results.jsonl").read_text())
-    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["role"] == "tool"]
     assert outputs == ["***"]
     for path in run_dir.iterdir():
         assert value not in path.read_text(encoding="utf-8"), path.name
@@ -219,7 +218,7 @@ def test_a_secret_only_in_dotenv_is_masked(
     assert main(["run", str(config)]) == 0
     run_dir = only_run_dir(tmp_path / "runs")
     line = json.loads((run_dir / "results.jsonl").read_text())
-    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool"]
+    outputs = [m["content"] for m in line["trajectory"]["messages"] if m["role"] == "tool"]
     assert outputs == ["HARNESS_DOTENV_API_KEY=***\n"]
     assert line["trajectory"]["final_answer"] == "found ***"
     for path in run_dir.iterdir():

@@ -43,7 +43,7 @@ def scores(lines: dict[str, dict[str, Any]], reward: str) -> dict[str, float]:
 
 
 def tool_text(line: dict[str, Any]) -> str:
-    return " ".join(m["content"] for m in line["trajectory"]["messages"] if m["type"] == "tool")
+    return " ".join(m["content"] for m in line["trajectory"]["messages"] if m["role"] == "tool")
 
 
 def answers(line: dict[str, Any]) -> list[str]:

@@ -62,9 +62,10 @@ def _check_conversation(line: dict[str, Any]) -> None:
     ids = [c["id"] for c in calls]
     assert len(set(ids)) == len(ids), f"{line['id']}: repeated call ids {ids}"
     assert not any(c["recovered"] for c in calls)  # real tool calls, not parsed text
-    requested = [tc["id"] for m in traj["messages"] if m["type"] == "ai"
-                 for tc in m["tool_calls"] + m["invalid_tool_calls"]]  # fmt: skip
-    answered = Counter(m["tool_call_id"] for m in traj["messages"] if m["type"] == "tool")
+    # Stored OpenAI messages: tool_calls holds the malformed calls too.
+    requested = [tc["id"] for m in traj["messages"] if m["role"] == "assistant"
+                 for tc in m.get("tool_calls", [])]  # fmt: skip
+    answered = Counter(m["tool_call_id"] for m in traj["messages"] if m["role"] == "tool")
     assert sorted(requested) == sorted(ids)
     assert all(answered[i] == 1 for i in ids) and sum(answered.values()) == len(ids)
 

@@ -61,7 +61,7 @@ def test_replay_with_live_tools_through_the_cli(
     path = original / RESULTS_FILE
     records = [json.loads(raw) for raw in path.read_text().splitlines()]
     target = next(r for r in records if r["trajectory"]["tool_calls_by_status"])
-    tool_msg = next(m for m in target["trajectory"]["messages"] if m["type"] == "tool")
+    tool_msg = next(m for m in target["trajectory"]["messages"] if m["role"] == "tool")
     tool_msg["content"] = "tampered"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
 

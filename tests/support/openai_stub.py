@@ -88,6 +88,10 @@ class StubServer:
         self.script: deque[StubResponse] = deque()
         self.handler = handler
         """Computes the answer when the script is empty (gets the request body)."""
+        self.models_response: StubResponse | None = None
+        """The answer to ``GET .../models`` (None: a listing of ``stub-model``)."""
+        self.gets: list[str] = []
+        """Paths of the GET requests, in arrival order."""
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -150,7 +154,11 @@ class StubServer:
                     pass  # the client gave up (timeout test)
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                with stub._lock:
+                    stub.gets.append(self.path)
+                if self.path.rstrip("/").endswith("/models") and stub.models_response:
+                    self._send(stub.models_response)
+                elif self.path.rstrip("/").endswith("/models"):
                     body = {"object": "list", "data": [{"id": "stub-model", "object": "model"}]}
                     self._send(StubResponse(body=body))
                 else:

@@ -1,0 +1,169 @@
+"""Trajectory messages as stored: OpenAI chat dicts, plus what LangChain needs back.
+
+A stored message is exactly :func:`message_to_openai` of it (``role``, ``content``,
+``tool_calls`` with JSON-string ``arguments``, ``tool_call_id``), plus, only when
+needed, a ``"langchain"`` dict holding the LangChain fields that form cannot carry,
+under their LangChain names and only where they differ from the defaults: ``id``,
+``name``, ``content`` (when not plain text), ``additional_kwargs``,
+``response_metadata``, ``usage_metadata``, ``invalid_tool_calls`` (the last calls of
+``tool_calls``), a tool message's ``status`` and ``artifact``. Message classes other
+than system, human, AI and tool messages keep their whole LangChain dump there.
+
+Reading rebuilds the LangChain dump and leaves validation to pydantic, as before, so
+trajectories written before this format (plain LangChain dumps, ``type`` instead of
+``role``) and OpenAI dicts from elsewhere read the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+__all__ = ["EXTRA_KEY", "from_wire", "is_wire", "message_text", "message_to_openai", "to_wire"]
+
+EXTRA_KEY = "langchain"
+_ROLE_TYPES = {"system": "system", "developer": "system", "user": "human",
+               "assistant": "ai", "tool": "tool"}  # fmt: skip
+_PLAIN = (SystemMessage, HumanMessage, AIMessage, ToolMessage)
+
+
+def message_text(content: Any) -> str:
+    """A message content's text: the string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def message_to_openai(message: BaseMessage) -> dict[str, Any]:
+    """One LangChain message as an OpenAI chat-format dict.
+
+    Unlike ``convert_to_openai_messages`` this keeps calls the provider reported
+    as malformed (``invalid_tool_calls``), with their raw argument text, so that
+    every tool message still answers a call in the assistant message.
+    """
+    if isinstance(message, AIMessage):
+        calls = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["args"])},
+            }
+            for c in message.tool_calls
+        ]
+        calls += [
+            {
+                "id": c.get("id"),
+                "type": "function",
+                "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""},
+            }
+            for c in message.invalid_tool_calls
+        ]
+        out: dict[str, Any] = {"role": "assistant", "content": message_text(message.content)}
+        if calls:
+            out["tool_calls"] = calls
+        return out
+    if isinstance(message, ToolMessage):
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": message_text(message.content),
+        }
+    role = {"human": "user", "system": "system", "ai": "assistant"}.get(message.type, message.type)
+    return {"role": role, "content": message_text(message.content)}
+
+
+def to_wire(message: BaseMessage) -> dict[str, Any]:
+    """The stored form of one message: its OpenAI dict, plus the non-default rest."""
+    out = message_to_openai(message)
+    if type(message) not in _PLAIN:  # chunks, chat and function messages: rare
+        out[EXTRA_KEY] = message.model_dump()
+        return out
+    extra: dict[str, Any] = {}
+    if not isinstance(message.content, str):
+        extra["content"] = message.content
+    if message.id is not None:
+        extra["id"] = message.id
+    if message.name is not None:
+        extra["name"] = message.name
+    if message.additional_kwargs:
+        extra["additional_kwargs"] = message.additional_kwargs
+    if message.response_metadata:
+        extra["response_metadata"] = message.response_metadata
+    if isinstance(message, AIMessage):
+        # Valid calls need nothing more: LangChain keeps exactly name, args, id, type.
+        if message.usage_metadata is not None:
+            extra["usage_metadata"] = message.usage_metadata
+        if message.invalid_tool_calls:
+            extra["invalid_tool_calls"] = message.invalid_tool_calls
+    elif isinstance(message, ToolMessage):
+        if message.status != "success":
+            extra["status"] = message.status
+        if message.artifact is not None:
+            extra["artifact"] = message.artifact
+    if extra:
+        out[EXTRA_KEY] = extra
+    return out
+
+
+def is_wire(item: Any) -> bool:
+    """True for a stored (OpenAI-form) message; LangChain dumps carry ``type`` instead."""
+    return isinstance(item, dict) and "type" not in item and "role" in item
+
+
+def from_wire(item: dict[str, Any]) -> dict[str, Any]:
+    """The LangChain dump of a stored message, for pydantic to validate."""
+    extra = item.get(EXTRA_KEY) or {}
+    if "type" in extra:  # a whole dump (see to_wire)
+        return dict(extra)
+    role = item.get("role")
+    if role not in _ROLE_TYPES:
+        raise ValueError(f"unknown message role {role!r}")
+    content = item.get("content")
+    data: dict[str, Any] = {
+        **extra,
+        "type": _ROLE_TYPES[role],
+        "content": extra.get("content", "" if content is None else content),
+    }
+    if role == "assistant":
+        invalid = list(extra.get("invalid_tool_calls") or [])
+        calls = list(item.get("tool_calls") or [])
+        valid = calls[: len(calls) - len(invalid)]
+        data["tool_calls"] = []
+        for call in valid:
+            function = call.get("function") or {}
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except ValueError as exc:  # written elsewhere: malformed, kept as such
+                invalid.append(_invalid(call, str(exc)))
+                continue
+            if not isinstance(args, dict):
+                invalid.append(_invalid(call, "arguments are not a JSON object"))
+                continue
+            data["tool_calls"].append(
+                {"name": function.get("name"), "args": args, "id": call.get("id"),
+                 "type": "tool_call"}
+            )  # fmt: skip
+        data["invalid_tool_calls"] = invalid
+    elif role == "tool":
+        data["tool_call_id"] = item.get("tool_call_id")
+    return data
+
+
+def _invalid(call: dict[str, Any], error: str) -> dict[str, Any]:
+    function = call.get("function") or {}
+    return {"type": "invalid_tool_call", "id": call.get("id"), "name": function.get("name"),
+            "args": function.get("arguments"), "error": error}  # fmt: skip

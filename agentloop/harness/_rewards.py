@@ -1,0 +1,42 @@
+"""Rewards of a config: registered names, or functions named by import path.
+
+``my_pkg.rewards:short_answer`` and ``./my_rewards.py:judge`` are imported with the
+same resolver (and one-line errors) as tools, then called exactly like the built-ins
+(``evals._inputs``). Their results are keyed by the path as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agentloop.engine import import_object
+from agentloop.errors import ToolLoadError
+
+if TYPE_CHECKING:
+    from evals import RewardEntry, RewardSpec
+
+__all__ = ["parse_rewards", "resolve_reward"]
+
+
+def resolve_reward(name: str) -> RewardEntry | None:
+    """The reward at an import path (None for a name without ``:``); ValueError (one
+    line) when it does not resolve to a plain function."""
+    if ":" not in name:
+        return None
+    from evals import reward_entry
+
+    try:
+        fn = import_object(name, "reward")
+    except ToolLoadError as exc:
+        raise ValueError(str(exc)) from None
+    if isinstance(fn, type) or not callable(fn):
+        raise ValueError(f"{name} is not callable (got {type(fn).__name__})")
+    return reward_entry(name, fn)
+
+
+def parse_rewards(specs: Sequence[Any]) -> list[RewardSpec]:
+    """``evals.parse_reward_specs`` with import paths resolved; ValueError (one line)."""
+    from evals import parse_reward_specs  # loaded on use (~60 ms)
+
+    return parse_reward_specs(list(specs), resolve=resolve_reward)

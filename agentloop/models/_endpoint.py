@@ -1,0 +1,90 @@
+"""An OpenAI-compatible endpoint as users see it: its URL without credentials, and the
+preflight check that it answers before a run starts.
+
+The check is one cheap request: ``GET <base_url>/models``. A server that answers it
+(any 2xx) is reachable. Connection errors and timeouts fail at once. Any other status
+(404 from servers without a listing, 401/403 from keys without permission to list)
+is settled by one chat completion limited to 1 token: 2xx passes; 401, 403 and 404
+fail (a rejected key, no chat route, an unknown model); anything else (429, 5xx, a 400
+about the token limit) passes, since the server is up and the run's own retries and
+error records handle the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from agentloop._secrets import MASK, is_secret_name
+from agentloop.errors import ModelSpecError
+
+__all__ = ["check_endpoint", "display_url"]
+
+_LISTING_TIMEOUT_S = 30.0  # the listing is cheap: a server that takes longer is not well
+_REFUSED = frozenset({401, 403, 404})
+_SKIP = "--no-preflight or preflight: false skips this check"
+
+
+def display_url(url: str) -> str:
+    """``url`` with a password and secret-named query values masked (it is printed and
+    recorded)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username}:{MASK}@{netloc.rpartition('@')[2]}"
+    query = "&".join(
+        f"{item.partition('=')[0]}={MASK}" if is_secret_name(item.partition("=")[0]) else item
+        for item in parts.query.split("&")
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _server_message(exc: openai.APIStatusError, mask: Callable[[str], str]) -> str:
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    text = body.get("message") if isinstance(body, dict) else None
+    text = " ".join(mask(text if isinstance(text, str) else exc.message).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+async def check_endpoint(
+    client: openai.AsyncOpenAI,
+    model: str,
+    endpoint: str,
+    *,
+    max_tokens_field: str = "max_completion_tokens",
+    mask: Callable[[str], str] = str,
+) -> None:
+    """Raise a one-line ``ModelSpecError`` naming ``endpoint`` when ``model`` cannot be
+    reached there (see the module doc); ``mask`` hides the key in a server's message."""
+    where = f"the openai:{model} endpoint {endpoint}"
+    timeout = client.timeout if isinstance(client.timeout, (int, float)) else None
+    listing = min(timeout or _LISTING_TIMEOUT_S, _LISTING_TIMEOUT_S)
+    try:
+        try:
+            await client.with_options(timeout=listing).models.list()
+            return
+        except openai.APIStatusError:
+            pass  # reachable, but no listing for us: one chat request decides
+        ping: list[ChatCompletionMessageParam] = [{"role": "user", "content": "ping"}]
+        if max_tokens_field == "max_tokens":  # servers that only read the legacy field
+            await client.chat.completions.create(model=model, messages=ping, max_tokens=1)
+        else:
+            await client.chat.completions.create(
+                model=model, messages=ping, max_completion_tokens=1
+            )
+    except openai.APIConnectionError as exc:  # timeouts included
+        raise ModelSpecError(
+            f"cannot reach {where}: {type(exc).__name__}: {' '.join(mask(str(exc)).split())} "
+            f"(is the server running? {_SKIP})"
+        ) from None
+    except openai.APIStatusError as exc:
+        if exc.status_code in _REFUSED:
+            raise ModelSpecError(
+                f"{where} refused a test request (a 1-token chat completion): HTTP "
+                f"{exc.status_code}: {_server_message(exc, mask)} ({_SKIP})"
+            ) from None
