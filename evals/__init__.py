@@ -5,7 +5,9 @@ typed ``details``) and accepts OpenAI chat dicts, LangChain messages and
 agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 """
 
+from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._compare import ARG_MODES, values_equal
+from ._deprecated import composite_function_call_reward, llm_judge_reward, schema_jaccard_reward
 from ._qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
 from ._registry import (
     RewardEntry,
@@ -30,10 +32,7 @@ from ._schema import STRICTNESS_MODES, match_function_call
 from ._tool_match import (
     NUMBER_MODES,
     ORDER_MODES,
-    composite_function_call_reward,
     exact_tool_match_reward,
-    llm_judge_reward,
-    schema_jaccard_reward,
     tool_call_match,
 )
 

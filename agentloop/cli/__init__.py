@@ -1,5 +1,5 @@
-"""The ``agentloop`` command: commands (``_commands``), terminal display (``_display``),
-progress (``_progress``) and the demo (``_demo``)."""
+"""The ``agentloop`` command: commands (``_commands``), the command line (``_parser``),
+terminal display (``_display``), progress (``_progress``) and the demo (``_demo``)."""
 
 from __future__ import annotations
 

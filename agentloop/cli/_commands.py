@@ -14,14 +14,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
-from agentloop import __version__
+from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
 from agentloop.harness import (
     HEADER_FILE,
@@ -39,10 +39,6 @@ __all__ = ["main"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-class _UsageError(Exception):
-    pass
-
-
 class _Interrupted(Exception):
     """Ctrl-C during a run; ``run_dir`` is None when no run directory was made yet."""
 
@@ -50,115 +46,6 @@ class _Interrupted(Exception):
         super().__init__(run_dir)
         self.run_dir = run_dir
         self.retry_errors = retry_errors  # an interrupted retry is finished by another
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad argument in one line (no usage dump) with exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{self.prog}: {message}")
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        # --help and --version end here: main() returns the code instead of SystemExit.
-        if message:
-            print(message, end="", file=sys.stderr)
-        raise _Exit(status)
-
-
-class _Exit(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="agentloop", description="Run and score tool-using LLM evaluations.")
-    parser.add_argument("--version", action="version", version=f"agentloop {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run", help="run an evaluation config (or resume a run)")
-    run.add_argument("config", nargs="?", help="the YAML config (optional with --resume)")
-    run.add_argument("--model", help="model spec, e.g. openai:gpt-4o-mini")
-    run.add_argument("--limit", type=_positive, help="run only the first N samples")
-    run.add_argument("--epochs", type=_positive, help="runs per sample")
-    run.add_argument("--concurrency", type=_positive, help="samples run at once")
-    run.add_argument("--output-dir", help="where run directories are created")
-    run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
-    run.add_argument(
-        "--no-preflight",
-        dest="preflight",
-        action="store_false",
-        default=None,
-        help="skip the check that the model's endpoint answers before the first sample",
-    )
-    run.add_argument(
-        "--allow-changed",
-        action="store_true",
-        help="with --resume: resume even though tool code or the model's script or "
-        "recording changed since the run started (recorded in run.json)",
-    )
-    run.add_argument(
-        "--retry-errors",
-        action="store_true",
-        help="with --resume: run again the samples whose latest result errored "
-        "(the new results supersede the old ones)",
-    )
-    run.add_argument(
-        "--sample-id",
-        dest="sample_ids",
-        action="append",
-        metavar="ID",
-        help="run only this sample id (a glob like 'weather-*' allowed); repeatable",
-    )
-    run.add_argument(
-        "--shuffle",
-        action="store_true",
-        default=None,
-        help="run the samples in a shuffled order (deterministic: see --seed)",
-    )
-    run.add_argument("--seed", type=int, help="the seed of --shuffle (default 0)")
-    run.add_argument(
-        "--replay-tools",
-        choices=["recorded", "live"],
-        help="with --model replay:RUN_DIR: serve the recorded tool results (default) "
-        "or re-run the tools and report outputs that differ",
-    )
-    run.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override any config field (dotted keys, YAML values); repeatable",
-    )
-    score = sub.add_parser("score", help="re-score a run's trajectories offline")
-    score.add_argument("run_dir")
-    score.add_argument(
-        "--rewards",
-        nargs="+",
-        metavar="SPEC",
-        help="reward names, or YAML like '{tool_call_match: {order: unordered}}'",
-    )
-    summary = sub.add_parser("summary", help="print (and rewrite) a run's summary")
-    summary.add_argument("run_dir")
-    demo = sub.add_parser("demo", help="run the quickstart against the embedded local model")
-    demo.add_argument("extra", nargs=argparse.REMAINDER, help="more arguments for agentloop run")
-    compare = sub.add_parser("compare", help="compare two runs")
-    compare.add_argument("run_a")
-    compare.add_argument("run_b")
-    compare.add_argument(
-        "--json", action="store_true", help="print the comparison as JSON (no tables)"
-    )
-    return parser
 
 
 def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -188,7 +75,7 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
         config = load_config(args.config, args.sets, _flag_overrides(args))
         return config, args.config
     if not args.resume:
-        raise _UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
+        raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
     header = read_header(Path(args.resume))
     raw = override(header.get("config") or {}, args.sets, _flag_overrides(args))
     return validate_config(raw, f"{args.resume}/{HEADER_FILE}"), header.get("config_path")
@@ -200,9 +87,9 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
     from agentloop.harness import run_eval
 
     if args.allow_changed and not args.resume:
-        raise _UsageError("agentloop run: --allow-changed needs --resume RUN_DIR")
+        raise UsageError("agentloop run: --allow-changed needs --resume RUN_DIR")
     if args.retry_errors and not args.resume:
-        raise _UsageError("agentloop run: --retry-errors needs --resume RUN_DIR")
+        raise UsageError("agentloop run: --retry-errors needs --resume RUN_DIR")
     config, config_path = _config_for_run(args)
     resume = _run_dir(args.resume) if args.resume else None
     started: list[Path] = []
@@ -244,7 +131,7 @@ def _parse_reward_args(items: Sequence[str]) -> list[Any]:
         try:
             specs.append(yaml.safe_load(item))
         except yaml.YAMLError:
-            raise _UsageError(f"agentloop score: --rewards {item!r} is not valid YAML") from None
+            raise UsageError(f"agentloop score: --rewards {item!r} is not valid YAML") from None
     return specs
 
 
@@ -310,22 +197,15 @@ def _invalid_settings(exc: ValidationError) -> str:
     return f"{'; '.join(problems)} ({exc.title})"
 
 
-def _parse(argv: list[str]) -> argparse.Namespace:
-    parser = _build_parser()
-    if argv[:1] == ["demo"]:  # everything after it goes to `agentloop run`, options included
-        return argparse.Namespace(command="demo", extra=argv[1:])
-    return parser.parse_args(argv)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (``sys.exit(main())``)."""
     out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
     try:
-        args = _parse(list(sys.argv[1:] if argv is None else argv))
+        args = parse(list(sys.argv[1:] if argv is None else argv))
         return _COMMANDS[args.command](args, out)
-    except _Exit as exc:
+    except ParserExit as exc:
         return exc.status
-    except _UsageError as exc:
+    except UsageError as exc:
         print(f"{_one_line(str(exc))}", file=sys.stderr)
     except (AgentloopError, OSError, yaml.YAMLError) as exc:
         print(f"agentloop: error: {_one_line(str(exc))}", file=sys.stderr)

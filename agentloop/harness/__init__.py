@@ -1,15 +1,15 @@
 """The harness: configs and datasets in, run directories of scored results out.
 
-Config (``_config``), dataset files (``_dataset``) and their rows (``_rows``), the
-runner (``_runner``) and one sample's run (``_sample``), which rows run and in which
-order (``_selection``), the system prompt (``_prompt``), progress reporting
-(``_reporting``), scoring (``_scoring``; rewards by import path: ``_rewards``), the
-configured tools (``_tools``, their specs ``_toolspecs``, MCP servers ``_mcp``), result
-files (``_results``), the run
-directory's header, resume checks and summary (``_rundir``), its writer lock
-(``_lock``), the input files a resume checks (``_inputs``), summary statistics
-(``_stats``, ``_estimators``), offline re-scoring (``_rescore``) and run comparison
-(``_compare``).
+Config (``_config``; read, overridden and checked in ``_config_loading``; YAML without
+duplicate keys, ``_yaml``), dataset files (``_dataset``) and their rows (``_rows``),
+which rows run and in which order (``_selection``), the system prompt (``_prompt``),
+the runner (``_runner``) and one sample's run (``_sample``), progress reporting
+(``_reporting``), scoring (``_scoring``; rewards by import path, ``_rewards``), the
+configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``),
+result files (``_results``), the run directory's header, resume checks and summary
+(``_rundir``), its writer lock (``_lock``), the input files a resume checks
+(``_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
+(``_rescore``) and run comparison (``_compare``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from agentloop.harness._compare import (
     compare_runs,
     resolve_results,
 )
-from agentloop.harness._config import (
-    EvalConfig,
+from agentloop.harness._config import EvalConfig
+from agentloop.harness._config_loading import (
     apply_overrides,
+    check_tool_choice,
     load_config,
     override,
     read_raw_config,
@@ -160,6 +161,7 @@ __all__ = [
     "build_header",
     "changed_inputs",
     "check_resume",
+    "check_tool_choice",
     "compare_runs",
     "completed_pairs",
     "encode_result",

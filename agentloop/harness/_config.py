@@ -4,46 +4,28 @@ Relative paths in a config (``dataset``, ``output_dir``, ``./file.py:name`` tool
 ``scripted:<file>`` model specs) are resolved against the current working directory,
 like every path on the command line; run agentloop from the project root.
 
-Every field can be overridden: ``load_config(path, sets=["model_params.temperature=0"])``
-applies dotted ``key=value`` overrides (values parsed as YAML) before validation, so
-an override is validated exactly like the file. Errors are one line per problem,
-naming the file and the field.
+Reading a file, ``--set`` overrides and the checks beyond one field's type live in
+``_config_loading``.
 """
 
 from __future__ import annotations
 
-import copy
-import difflib
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS
-from agentloop.errors import ConfigError, ModelSpecError
-from agentloop.harness._prompt import load_system_prompt
 from agentloop.harness._toolspecs import parse_tool_spec
-from agentloop.harness._yaml import load_unique_yaml
 
-__all__ = [
-    "EvalConfig",
-    "apply_overrides",
-    "check_tool_choice",
-    "load_config",
-    "override",
-    "read_raw_config",
-    "validate_config",
-]
+__all__ = ["EvalConfig", "RewardSpec"]
 
 RewardSpec = str | dict[str, dict[str, Any] | None]
 
@@ -179,166 +161,3 @@ class EvalConfig(BaseModel):
         if self.name:
             return self.name
         return Path(config_path).stem if config_path else "run"
-
-
-def _set_dotted(raw: dict[str, Any], key: str, value: Any) -> None:
-    parts = key.split(".")
-    node = raw
-    for part in parts[:-1]:
-        child = node.get(part)
-        if child is None:
-            child = node[part] = {}
-        if not isinstance(child, dict):
-            raise ConfigError(f"--set {key}: {part!r} is not a mapping")
-        node = child
-    node[parts[-1]] = value
-
-
-def apply_overrides(raw: dict[str, Any], sets: Sequence[str]) -> dict[str, Any]:
-    """A copy of ``raw`` with ``key=value`` overrides applied (dotted keys, YAML values)."""
-    result = copy.deepcopy(raw)
-    for item in sets:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--set {item!r}: expected key=value, e.g. max_rounds=3")
-        try:
-            value = yaml.safe_load(text) if text.strip() else ""
-        except yaml.YAMLError as exc:
-            raise ConfigError(
-                f"--set {key}: value is not valid YAML ({_yaml_problem(exc)})"
-            ) from None
-        _set_dotted(result, key.strip(), value)
-    return result
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    mark = getattr(exc, "problem_mark", None)
-    return f"{problem} at line {mark.line + 1}" if mark is not None else str(problem)
-
-
-def _field_name(loc: tuple[Any, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "config"
-
-
-def _describe(err: Any) -> str:
-    name = _field_name(tuple(err["loc"]))
-    message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
-        close = difflib.get_close_matches(str(err["loc"][0]), EvalConfig.model_fields, n=1)
-        if close:
-            message += f" (did you mean {close[0]!r}?)"
-    if not err["loc"]:  # model-level errors name their field themselves
-        return message
-    return f"{name}: {message}"
-
-
-def _check_rewards(config: EvalConfig) -> str | None:
-    if not config.rewards and not config.pass_threshold:
-        return None
-    from agentloop.harness._rewards import parse_rewards  # evals is slow to import
-
-    try:
-        specs = parse_rewards(config.rewards)
-    except ValueError as exc:
-        return f"rewards: {exc}"
-    known = {s.name for s in specs} | {s.key for s in specs}
-    unknown = sorted(set(config.pass_threshold) - known)
-    if unknown:
-        return f"pass_threshold: {', '.join(unknown)} is not a configured reward"
-    return None
-
-
-def validate_config(raw: Any, source: str = "config") -> EvalConfig:
-    """Validate a parsed config mapping; ``ConfigError`` lists each problem by field."""
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{source}: a config must be a mapping of field: value")
-    try:
-        config = EvalConfig.model_validate(raw)
-    except ValidationError as exc:
-        lines = [f"{source}: {_describe(e)}" for e in exc.errors(include_url=False)]
-        raise ConfigError("\n".join(lines)) from None
-    problems = []
-    if config.model:
-        from agentloop.models import check_spec
-
-        try:
-            check_spec(config.model)
-        except ModelSpecError as exc:
-            problems.append(f"model: {exc}")
-    reward_problem = _check_rewards(config)
-    if reward_problem:
-        problems.append(reward_problem)
-    try:
-        load_system_prompt(config.system_prompt)
-    except ConfigError as exc:
-        problems.append(str(exc))
-    if problems:
-        raise ConfigError("\n".join(f"{source}: {p}" for p in problems))
-    return config
-
-
-def check_tool_choice(config: EvalConfig, bound: Iterable[str], source: str = "config") -> None:
-    """``ConfigError`` when ``tool_choice`` names a tool (by name or as an OpenAI dict) that
-    is not in ``bound``, the configured tools and the rows' schemas: every request
-    would force a tool the model does not have. Not checked when factories or MCP
-    servers supply tools: their names are known only once they are made."""
-    if any(isinstance(t, dict) and ("factory" in t or "mcp" in t) for t in config.tools):
-        return
-    choice = config.tool_choice
-    if isinstance(choice, dict):
-        function = choice.get("function")
-        name = function.get("name") if isinstance(function, dict) else None
-    else:  # "any" is LangChain's alias of "required"
-        name = None if choice in (None, "auto", "required", "none", "any") else choice
-    known = sorted(set(bound))
-    if config.mode == "score" or not isinstance(name, str) or name in known:
-        return
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ConfigError(
-        f"{source}: tool_choice: no row binds a tool named {name!r} "
-        f"(tools: {', '.join(known) or 'none'}{hint})"
-    )
-
-
-def read_raw_config(path: str | Path) -> dict[str, Any]:
-    """The YAML mapping in a config file (``ConfigError`` when unreadable or not a mapping)."""
-    file = Path(path)
-    if not file.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        raw = load_unique_yaml(file.read_text(encoding="utf-8"), str(path))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {_yaml_problem(exc)}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: a config must be a mapping of field: value")
-    return raw
-
-
-def load_config(
-    path: str | Path, sets: Sequence[str] = (), overrides: dict[str, Any] | None = None
-) -> EvalConfig:
-    """Read, override and validate a config file.
-
-    ``sets`` are ``key=value`` strings (YAML values); ``overrides`` maps dotted keys
-    to values already typed (command-line flags); both are validated with the file.
-    """
-    return validate_config(override(read_raw_config(path), sets, overrides), str(path))
-
-
-def override(
-    raw: dict[str, Any], sets: Sequence[str] = (), overrides: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """``raw`` with ``--set`` strings, then typed overrides, applied."""
-    result = apply_overrides(raw, sets)
-    for key, value in (overrides or {}).items():
-        _set_dotted(result, key, value)
-    return result

@@ -16,7 +16,8 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from agentloop.engine import ContentCallParser, Trajectory, run_agent
-from agentloop.harness._config import EvalConfig, check_tool_choice
+from agentloop.harness._config import EvalConfig
+from agentloop.harness._config_loading import check_tool_choice
 from agentloop.harness._dataset import DatasetScan, scan_dataset
 from agentloop.harness._prompt import load_system_prompt, with_system_prompt
 from agentloop.harness._results import Scrubber, encode_result, utc_now

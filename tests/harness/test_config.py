@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentloop.errors import ConfigError
-from agentloop.harness._config import EvalConfig, apply_overrides, load_config, validate_config
+from agentloop.harness import EvalConfig, apply_overrides, load_config, validate_config
 from tests.support.harness import ROOT, write_config
 
 BASE: dict[str, Any] = {"model": "scripted:x.json", "dataset": "d.jsonl"}

@@ -15,7 +15,7 @@ import pytest
 
 from agentloop.cli._commands import main
 from agentloop.errors import AgentloopError, ConfigError
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from tests.support.harness import ask, call, read_results, tools_file, write_config, write_json
 from tests.support.harness import write_jsonl as _write_jsonl

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentloop.errors import ConfigError
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._rescore import rescore_run
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from evals import RewardResult, parse_reward_specs, score_sample

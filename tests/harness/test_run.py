@@ -15,7 +15,7 @@ import agentloop.models._base as models_base
 import evals._registry
 from agentloop.engine._dispatch import ToolDispatcher
 from agentloop.errors import DatasetError
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from agentloop.models import ModelSource
 from agentloop.testing import FunctionChatModel, ScriptedChatModel

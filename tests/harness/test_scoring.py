@@ -10,8 +10,7 @@ import pytest
 
 import evals._registry
 from agentloop.engine import parse_content_tool_calls
-from agentloop.harness import Sample, parse_line
-from agentloop.harness._config import load_config
+from agentloop.harness import Sample, load_config, parse_line
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._scoring import RewardPlan, recorded_trajectory
 from evals import (

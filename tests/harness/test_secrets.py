@@ -142,7 +142,7 @@ def test_model_errors_are_scrubbed(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_secret_looking_options_are_redacted_even_without_env(tmp_path: Path) -> None:
-    from agentloop.harness._config import EvalConfig
+    from agentloop.harness import EvalConfig
     from agentloop.harness._rundir import redacted_config
 
     config = EvalConfig(
@@ -258,7 +258,7 @@ def test_summary_tables_and_file_are_masked(
 
 
 def test_secret_named_params_and_nested_options_are_redacted() -> None:
-    from agentloop.harness._config import EvalConfig
+    from agentloop.harness import EvalConfig
     from agentloop.harness._dataset import DatasetScan
     from agentloop.harness._rundir import build_header
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentloop.errors import AgentloopError, ConfigError, ToolLoadError
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from tests.support.harness import (
     ask,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._results import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
 from agentloop.models import _local_server

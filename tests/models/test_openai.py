@@ -16,7 +16,7 @@ from langchain_core.tools import tool
 from agentloop import ModelSpecError, RetryPolicy, Trajectory, run_agent
 from agentloop.engine._content_calls import parse_content_tool_calls
 from agentloop.engine._retry import is_transient
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync
 from agentloop.models import open_model
 from agentloop.models._openai import read_dotenv

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.harness._config import load_config
+from agentloop.harness import load_config
 from agentloop.harness._results import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
 

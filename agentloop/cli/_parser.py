@@ -1,0 +1,137 @@
+"""The ``agentloop`` command line: its subcommands and flags, parsed without tracebacks.
+
+A bad argument is a ``UsageError`` (one line, exit 2); ``--help`` and ``--version``
+end in ``ParserExit`` so ``main()`` returns their code instead of raising SystemExit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from agentloop import __version__
+
+__all__ = ["ParserExit", "UsageError", "parse"]
+
+
+class UsageError(Exception):
+    """A bad command line; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line (no usage dump) with exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        # --help and --version end here: main() returns the code instead of SystemExit.
+        if message:
+            print(message, end="", file=sys.stderr)
+        raise ParserExit(status)
+
+
+class ParserExit(Exception):
+    """--help or --version: the command line ends here with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agentloop", description="Run and score tool-using LLM evaluations.")
+    parser.add_argument("--version", action="version", version=f"agentloop {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run", help="run an evaluation config (or resume a run)")
+    run.add_argument("config", nargs="?", help="the YAML config (optional with --resume)")
+    run.add_argument("--model", help="model spec, e.g. openai:gpt-4o-mini")
+    run.add_argument("--limit", type=_positive, help="run only the first N samples")
+    run.add_argument("--epochs", type=_positive, help="runs per sample")
+    run.add_argument("--concurrency", type=_positive, help="samples run at once")
+    run.add_argument("--output-dir", help="where run directories are created")
+    run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
+    run.add_argument(
+        "--no-preflight",
+        dest="preflight",
+        action="store_false",
+        default=None,
+        help="skip the check that the model's endpoint answers before the first sample",
+    )
+    run.add_argument(
+        "--allow-changed",
+        action="store_true",
+        help="with --resume: resume even though tool code or the model's script or "
+        "recording changed since the run started (recorded in run.json)",
+    )
+    run.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="with --resume: run again the samples whose latest result errored "
+        "(the new results supersede the old ones)",
+    )
+    run.add_argument(
+        "--sample-id",
+        dest="sample_ids",
+        action="append",
+        metavar="ID",
+        help="run only this sample id (a glob like 'weather-*' allowed); repeatable",
+    )
+    run.add_argument(
+        "--shuffle",
+        action="store_true",
+        default=None,
+        help="run the samples in a shuffled order (deterministic: see --seed)",
+    )
+    run.add_argument("--seed", type=int, help="the seed of --shuffle (default 0)")
+    run.add_argument(
+        "--replay-tools",
+        choices=["recorded", "live"],
+        help="with --model replay:RUN_DIR: serve the recorded tool results (default) "
+        "or re-run the tools and report outputs that differ",
+    )
+    run.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config field (dotted keys, YAML values); repeatable",
+    )
+    score = sub.add_parser("score", help="re-score a run's trajectories offline")
+    score.add_argument("run_dir")
+    score.add_argument(
+        "--rewards",
+        nargs="+",
+        metavar="SPEC",
+        help="reward names, or YAML like '{tool_call_match: {order: unordered}}'",
+    )
+    summary = sub.add_parser("summary", help="print (and rewrite) a run's summary")
+    summary.add_argument("run_dir")
+    demo = sub.add_parser("demo", help="run the quickstart against the embedded local model")
+    demo.add_argument("extra", nargs=argparse.REMAINDER, help="more arguments for agentloop run")
+    compare = sub.add_parser("compare", help="compare two runs")
+    compare.add_argument("run_a")
+    compare.add_argument("run_b")
+    compare.add_argument(
+        "--json", action="store_true", help="print the comparison as JSON (no tables)"
+    )
+    return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = _build_parser()
+    if argv[:1] == ["demo"]:  # everything after it goes to `agentloop run`, options included
+        return argparse.Namespace(command="demo", extra=argv[1:])
+    return parser.parse_args(argv)

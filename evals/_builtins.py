@@ -1,0 +1,75 @@
+"""The built-in rewards, adapted to the registry's calling convention and registered.
+
+>>> from evals import registered_rewards
+>>> [n for n in registered_rewards() if n.startswith("qa_")]
+['qa_f1_reward', 'qa_f1_reward_format', 'qa_f1_reward_tool']
+>>> registered_rewards()["tool_call_match"].pass_threshold
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._messages import final_answer_of
+from ._qa import qa_f1_reward, qa_f1_reward_format
+from ._registry import register_reward
+from ._results import RewardResult
+from ._tool_match import exact_tool_match_reward, tool_call_match
+
+__all__: list[str] = []
+
+def _qa(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
+    return qa_f1_reward(final_answer_of(trajectory), answer, trajectory)
+
+
+def _qa_format(
+    trajectory: Any, ground_truth: Any, *, answer: Any = None, min_tool_messages: int = 1
+) -> RewardResult[Any]:
+    return qa_f1_reward_format(
+        final_answer_of(trajectory), answer, trajectory, min_tool_messages=min_tool_messages
+    )
+
+
+def _exact(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
+    return exact_tool_match_reward(trajectory, ground_truth)
+
+
+def _match(
+    trajectory: Any,
+    ground_truth: Any,
+    *,
+    answer: Any = None,
+    order: str = "strict",
+    args: str = "exact",
+    numbers: str = "exact",
+    arg_overrides: Mapping[str, Any] | None = None,
+) -> RewardResult[Any]:
+    # A message list counts all its calls here, like a Trajectory (all rounds).
+    return tool_call_match(
+        trajectory,
+        ground_truth,
+        order=order,
+        args=args,
+        numbers=numbers,
+        arg_overrides=arg_overrides,
+    )
+
+
+def _check_min_tools(params: dict[str, Any]) -> None:
+    value = params.get("min_tool_messages", 1)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"min_tool_messages must be an int >= 0, got {value!r}")
+
+
+def _check_match(params: dict[str, Any]) -> None:
+    # tool_call_match validates its modes before comparing anything: one set of rules.
+    tool_call_match([], [], **params)
+
+
+register_reward("qa_f1_reward", _qa)
+register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools)
+register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools)
+register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
+register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)
