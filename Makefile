@@ -4,11 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench test-live clean
+.PHONY: demo test lint bench test-live clean bfcl-agreement .venv-bfcl
 
+# bfcl-eval gives BFCL's data (dataset: bfcl:<category>); --no-deps: its dependencies pull torch.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
 	touch $(STAMP)
 
 # The embedded local model: llama-cpp-python builds from source the first time (~6 min).
@@ -42,5 +44,29 @@ bench: $(STAMP) $(REF_STAMP)
 	$(PY) bench/rewards.py
 	$(PY) bench/harness_bench.py
 
+# BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
+# dependency of agentloop. bfcl-eval without its dependencies (they pull torch), then what
+# importing bfcl_eval.eval_checker.ast_eval.ast_checker needs: BFCL's model-handler
+# registry (constants.model_config) imports every handler and their SDKs; qwen-agent
+# without its dependencies, then the few modules its import chain uses.
+BFCL_STAMP := .venv-bfcl/.installed-bfcl
+$(BFCL_STAMP):
+	test -x .venv-bfcl/bin/python || $(PYTHON) -m venv .venv-bfcl
+	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
+	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check \
+	  'numpy==1.26.4' 'openai>=1.86.0' 'anthropic>=0.75.0' 'cohere==5.18.0' 'mistralai==1.7.0' \
+	  'google-genai>=1.52.0' 'tree_sitter==0.21.3' 'tree-sitter-java==0.21.0' \
+	  'tree-sitter-javascript==0.21.4' overrides 'tenacity>=8.5.0' boto3 'writer-sdk>=2.1.0' \
+	  'datamodel-code-generator==0.25.7' 'filelock==3.20.0' 'python-dotenv>=1.0.1' tqdm requests \
+	  'pydantic>=2.8.2' tiktoken json5 soundfile dashscope pillow
+	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps qwen-agent
+	.venv-bfcl/bin/python -c 'from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker'
+	touch $(BFCL_STAMP)
+
+.venv-bfcl: $(BFCL_STAMP)
+
+bfcl-agreement: $(STAMP) $(BFCL_STAMP)
+	$(PY) bench/bfcl_agreement.py --speed 3
+
 clean:
-	rm -rf $(VENV) .venv-bench runs .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench .venv-bfcl runs .pytest_cache .mypy_cache .ruff_cache

@@ -126,9 +126,19 @@ def instructions_per_round(samples: int = 100) -> dict[str, float] | None:
         totals = []
         for n in (0, samples):  # the difference cancels start-up and imports
             out = subprocess.run(
-                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                 sys.executable, __file__, "--count-only", name, str(n)],
-                capture_output=True, text=True, check=True,
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--callgrind-out-file=/dev/null",
+                    sys.executable,
+                    __file__,
+                    "--count-only",
+                    name,
+                    str(n),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
             ).stderr
             found = re.search(r"Collected : (\d+)", out)
             assert found, out[-500:]
@@ -179,10 +189,14 @@ def main() -> None:
 
     counted = instructions_per_round()
 
-    print(f"machine: {platform.machine()}, {platform.python_implementation()} "
-          f"{platform.python_version()}, {len(os.sched_getaffinity(0))} cores")
-    print(f"(a) {args.samples} samples sequential, {args.repeat} alternating trials, "
-          f"per round (model call + tool call); target <= 1.10x the hand-written loop:")
+    print(
+        f"machine: {platform.machine()}, {platform.python_implementation()} "
+        f"{platform.python_version()}, {len(os.sched_getaffinity(0))} cores"
+    )
+    print(
+        f"(a) {args.samples} samples sequential, {args.repeat} alternating trials, "
+        f"per round (model call + tool call); target <= 1.10x the hand-written loop:"
+    )
     base = statistics.median(per_round["hand-written"])
     base_min = min(per_round["hand-written"])
     for name, trials in per_round.items():
@@ -195,17 +209,24 @@ def main() -> None:
         print("    (install valgrind for a load-independent instruction count)")
     else:
         h = counted["hand-written"]
-        print("    instructions per round (callgrind): " + ", ".join(
-            f"{name} {n / 1e6:.3f} M ({n / h:.3f}x)" for name, n in counted.items()
-        ))
-    print(f"(b) {args.concurrent_samples} samples concurrent, {args.latency * 1000:.0f} ms model "
-          f"latency, ideal {ideal:.2f} s, best of 3 (all 3 in brackets); target <= 1.4x:")
+        print(
+            "    instructions per round (callgrind): "
+            + ", ".join(f"{name} {n / 1e6:.3f} M ({n / h:.3f}x)" for name, n in counted.items())
+        )
+    print(
+        f"(b) {args.concurrent_samples} samples concurrent, {args.latency * 1000:.0f} ms model "
+        f"latency, ideal {ideal:.2f} s, best of 3 (all 3 in brackets); target <= 1.4x:"
+    )
     for name, trials in walls.items():
         wall = min(trials)
-        print(f"    {name:16s} {wall:6.3f} s  ({wall / ideal:.2f}x ideal)  "
-              f"[{', '.join(f'{t:.3f}' for t in trials)}]")
-    print(f"memory: peak traced during (b) {peak_traced / 2**20:.1f} MiB; "
-          f"process max RSS {maxrss_mb:.0f} MiB")
+        print(
+            f"    {name:16s} {wall:6.3f} s  ({wall / ideal:.2f}x ideal)  "
+            f"[{', '.join(f'{t:.3f}' for t in trials)}]"
+        )
+    print(
+        f"memory: peak traced during (b) {peak_traced / 2**20:.1f} MiB; "
+        f"process max RSS {maxrss_mb:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -6,8 +6,17 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 """
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
+from ._bfcl import bfcl_answer, bfcl_verdict
 from ._compare import ARG_MODES, values_equal
 from ._deprecated import composite_function_call_reward, llm_judge_reward, schema_jaccard_reward
+from ._matchers import (
+    MATCHERS,
+    NORMALIZERS,
+    bfcl_normalize,
+    check_matchers,
+    compile_matchers,
+    matches,
+)
 from ._qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
 from ._registry import (
     RewardEntry,
@@ -21,6 +30,7 @@ from ._registry import (
 )
 from ._results import (
     AnswerScore,
+    BfclDetails,
     CallDiagnostic,
     FunctionCallDetails,
     QADetails,
@@ -29,6 +39,7 @@ from ._results import (
     ToolMatchDetails,
 )
 from ._schema import STRICTNESS_MODES, match_function_call
+from ._schema_rules import schema_problem
 from ._tool_match import (
     NUMBER_MODES,
     ORDER_MODES,
@@ -38,10 +49,13 @@ from ._tool_match import (
 
 __all__ = [
     "ARG_MODES",
+    "MATCHERS",
+    "NORMALIZERS",
     "NUMBER_MODES",
     "ORDER_MODES",
     "STRICTNESS_MODES",
     "AnswerScore",
+    "BfclDetails",
     "CallDiagnostic",
     "FunctionCallDetails",
     "QADetails",
@@ -51,10 +65,16 @@ __all__ = [
     "RewardSpec",
     "SampleScore",
     "ToolMatchDetails",
+    "bfcl_answer",
+    "bfcl_normalize",
+    "bfcl_verdict",
+    "check_matchers",
+    "compile_matchers",
     "composite_function_call_reward",
     "exact_tool_match_reward",
     "llm_judge_reward",
     "match_function_call",
+    "matches",
     "normalize_answer",
     "parse_reward_specs",
     "qa_f1_reward",
@@ -64,6 +84,7 @@ __all__ = [
     "registered_rewards",
     "reward_entry",
     "schema_jaccard_reward",
+    "schema_problem",
     "score_sample",
     "tool_call_match",
     "values_equal",

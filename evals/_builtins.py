@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._bfcl import bfcl_verdict
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._registry import register_reward
@@ -19,6 +20,7 @@ from ._results import RewardResult
 from ._tool_match import exact_tool_match_reward, tool_call_match
 
 __all__: list[str] = []
+
 
 def _qa(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
     return qa_f1_reward(final_answer_of(trajectory), answer, trajectory)
@@ -45,7 +47,13 @@ def _match(
     args: str = "exact",
     numbers: str = "exact",
     arg_overrides: Mapping[str, Any] | None = None,
+    schema: Any = None,
+    row: Mapping[str, Any] | None = None,
 ) -> RewardResult[Any]:
+    if schema == "row":
+        schema = (row or {}).get("tools")
+        if not schema:  # scoring a results file: the rows' tools are not there
+            raise ValueError("tool_call_match: schema='row' but the row has no tools")
     # A message list counts all its calls here, like a Trajectory (all rounds).
     return tool_call_match(
         trajectory,
@@ -54,6 +62,7 @@ def _match(
         args=args,
         numbers=numbers,
         arg_overrides=arg_overrides,
+        schema=schema,
     )
 
 
@@ -65,6 +74,8 @@ def _check_min_tools(params: dict[str, Any]) -> None:
 
 def _check_match(params: dict[str, Any]) -> None:
     # tool_call_match validates its modes before comparing anything: one set of rules.
+    if params.get("schema") == "row":
+        params = {**params, "schema": None}
     tool_call_match([], [], **params)
 
 
@@ -73,3 +84,4 @@ register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools)
 register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools)
 register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
 register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)
+register_reward("bfcl_verdict", bfcl_verdict, pass_threshold=1.0)

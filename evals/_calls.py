@@ -110,6 +110,8 @@ def _call_from_item(item: Any) -> Call | None:
         if type(function) is dict:
             name = function.get("name")
             args = function.get("arguments")
+            if type(name) is str and type(args) is dict:  # ground truth written as an object
+                return _new_call(Call, (name, args))
             if type(name) is str and type(args) is str:
                 text = args.strip(_JSON_SPACE)
                 try:

@@ -15,6 +15,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 __all__ = [
     "AnswerScore",
+    "BfclDetails",
     "CallDiagnostic",
     "FunctionCallDetails",
     "QADetails",
@@ -139,6 +140,22 @@ class ToolMatchDetails(BaseModel):
     """One entry per expected call, then one per unexpected generated call."""
     notes: list[str] = Field(default_factory=list)
     """Parsing notes: skipped <tool_call> blocks, unrecognized call shapes, bad ground truth."""
+
+
+class BfclDetails(BaseModel):
+    """Diagnostics of ``bfcl_verdict``."""
+
+    model_config = _CONFIG
+
+    category: str
+    """The BFCL test category whose rules were applied (e.g. simple_python, parallel)."""
+    error_type: str
+    """BFCL's error type of the failure (e.g. simple_function_checker:missing_required);
+    empty when the calls pass."""
+    generated_count: int
+    """Calls the model made."""
+    expected_count: int
+    """Calls the ground truth expects (0 for relevance categories)."""
 
 
 class FunctionCallDetails(BaseModel):

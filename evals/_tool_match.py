@@ -10,9 +10,10 @@ and agentloop Trajectories.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from ._arg_rules import Override, check_mode, expected_calls, rules, schema_rules
 from ._calls import (
     Call,
     calls_from_items,
@@ -22,9 +23,7 @@ from ._calls import (
 )
 from ._compare import (
     ARG_MODES,
-    ArgRule,
     align_in_order,
-    arg_rule,
     diagnose,
     max_matching,
     values_equal,
@@ -32,6 +31,7 @@ from ._compare import (
 from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
+from ._schema_rules import schema_problem
 
 __all__ = [
     "ARG_MODES",
@@ -127,35 +127,6 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     return make_result(0.0, reason, generated, expected, matched, calls, notes)
 
 
-def _check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") -> None:
-    if value not in valid:
-        raise ValueError(f"unknown {kind} mode {value!r}{where}; valid: {', '.join(valid)}")
-
-
-def _as_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
-    return lambda g, e: bool(fn(g, e))
-
-
-def _rules(
-    args: str, numeric: bool, overrides: Mapping[str, str | Callable[[Any, Any], Any]] | None
-) -> tuple[ArgRule, dict[str, ArgRule]]:
-    _check_mode("args", args, ARG_MODES)
-    if overrides is not None and not isinstance(overrides, Mapping):
-        raise ValueError("arg_overrides must map tool names to modes or callables")
-    per_tool: dict[str, ArgRule] = {}
-    for name, spec in (overrides or {}).items():
-        if isinstance(spec, str):
-            _check_mode("args", spec, ARG_MODES, f" (override for {name!r})")
-            per_tool[name] = arg_rule(spec, numeric)
-        elif callable(spec):
-            per_tool[name] = _as_rule(spec)
-        else:
-            raise ValueError(
-                f"arg_overrides[{name!r}] must be one of {', '.join(ARG_MODES)} or a callable"
-            )
-    return arg_rule(args, numeric), per_tool
-
-
 def tool_call_match(
     generated: Any,
     expected: Any,
@@ -163,7 +134,8 @@ def tool_call_match(
     order: str = "strict",
     args: str = "exact",
     numbers: str = "exact",
-    arg_overrides: Mapping[str, str | Callable[[Any, Any], Any]] | None = None,
+    arg_overrides: Mapping[str, Override] | None = None,
+    schema: Any = None,
 ) -> ToolMatchResult:
     """Compare generated tool calls with expected ones; 1.0 when the rules hold, else 0.0.
 
@@ -180,6 +152,12 @@ def tool_call_match(
       maps a tool name to a mode or a ``(generated_args, expected_args) -> bool``.
     - ``numbers``: ``exact`` (JSON identity) or ``numeric`` (``1 == 1.0``;
       booleans are never numbers), applied recursively.
+    - Expected arguments may hold matchers (``{"$any": [...]}``, ``{"$optional": ...}``,
+      ...; see ``evals._matchers``); ``arg_overrides`` may also map a tool name to
+      ``{argument: acceptable value or matcher}``, replacing the expected values.
+    - ``schema``: OpenAI tool schemas; a generated call then also has to keep to its
+      tool's schema (declared parameters only, required ones present, BFCL's Python
+      type rules), or it pairs with nothing.
 
     Names always have to be equal. Unknown modes raise ValueError. The details
     carry call precision/recall/F1 and per-call argument agreement.
@@ -192,18 +170,25 @@ def tool_call_match(
     >>> r = tool_call_match([A(x=1)], [A(x=1.0), A(y=2)], order="subset", numbers="numeric")
     >>> r.score, round(r.details.call_recall, 2)
     (1.0, 0.5)
+    >>> tool_call_match([A(x="paris")], [A(x={"$any": ["Paris", "paris"]})]).score
+    1.0
     """
-    _check_mode("order", order, ORDER_MODES)
-    _check_mode("numbers", numbers, NUMBER_MODES)
+    check_mode("order", order, ORDER_MODES)
+    check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
-    default_rule, per_tool = _rules(args, numeric, arg_overrides)
+    default_rule, per_tool, values = rules(args, numeric, arg_overrides)
+    index = schema_rules(schema)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
-    exp = collect_calls(expected, notes, "expected")
+    exp = expected_calls(collect_calls(expected, notes, "expected"), values)
     ok = [
         [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
         for g in gen
     ]
+    broken: list[str | None] = []
+    if index is not None:  # a call breaking its schema pairs with nothing
+        broken = [schema_problem(g, index) for g in gen]
+        ok = [row if b is None else [False] * len(exp) for row, b in zip(ok, broken, strict=True)]
 
     if order == "strict":
         pairs = align_in_order(ok)
@@ -239,6 +224,11 @@ def tool_call_match(
         free.remove(i)
         calls.append(best)
     calls += [diagnose(None, None, i, gen[i], False, numeric) for i in free]
+    if index is not None:
+        for d in calls:
+            problem = None if d["generated_index"] is None else broken[d["generated_index"]]
+            if problem is not None:
+                d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
 
     summary = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
     if passed:

@@ -1,4 +1,4 @@
-"""The ``agentloop`` command: run, score, summary, compare, demo.
+"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl.
 
 Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
 bad config, model setting or dataset, or a run directory another process is writing
@@ -174,12 +174,25 @@ def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
     return demo(args.extra)
 
 
+def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.benchmarks import export_bfcl, format_bfcl_summary, summarize_bfcl
+
+    if args.bfcl_command == "export":
+        count = export_bfcl(args.category, args.out, args.data_dir)
+        _say(out, f"wrote {count} rows of BFCL {args.category} to {args.out}")
+        return EXIT_OK
+    # plain print: a console would wrap the table
+    print(Scrubber().text(format_bfcl_summary(summarize_bfcl(args.run_dirs))))
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "score": _cmd_score,
     "summary": _cmd_summary,
     "compare": _cmd_compare,
     "demo": _cmd_demo,
+    "bfcl": _cmd_bfcl,
 }
 
 

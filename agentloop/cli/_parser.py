@@ -127,7 +127,23 @@ def _build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--json", action="store_true", help="print the comparison as JSON (no tables)"
     )
+    _add_bfcl(sub)
     return parser
+
+
+def _add_bfcl(sub: argparse._SubParsersAction[_Parser]) -> None:
+    bfcl = sub.add_parser("bfcl", help="BFCL (Berkeley Function Calling Leaderboard) tasks, scores")
+    actions = bfcl.add_subparsers(dest="bfcl_command", required=True, parser_class=_Parser)
+    export = actions.add_parser("export", help="write a BFCL category as a JSONL dataset")
+    export.add_argument("category", help="e.g. simple_python, live_multiple")
+    export.add_argument("--out", required=True, metavar="FILE", help="the JSONL file to write")
+    export.add_argument(
+        "--data-dir", help="a directory laid out like bfcl_eval/data (default: the package)"
+    )
+    summary = actions.add_parser(
+        "summary", help="BFCL accuracy per category and overall, as the leaderboard reports it"
+    )
+    summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -61,7 +61,8 @@ class EvalConfig(BaseModel):
     every sample and epoch) and ``{mcp: {command: ..., args: [...]} | {url: ...}, tools:
     [names]}`` for an MCP server's tools."""
     dataset: str
-    """Path of the JSONL dataset (relative to the working directory)."""
+    """Path of the JSONL dataset (relative to the working directory), or
+    ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package."""
     mode: Literal["generate", "score"] = "generate"
     """generate: strip recorded replies and run the model; score: score rows as recorded."""
     skip_invalid: bool = False

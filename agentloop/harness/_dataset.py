@@ -16,6 +16,10 @@ scores them as they are, ``mode: generate`` strips them and asks the model anew.
 ``scan_dataset`` reads the file once (sha256, every problem, the count of valid rows);
 ``iter_samples`` streams it again for the run, so rows are never all held. A UTF-8 byte
 order mark at the start of the file (some Windows editors write one) is skipped.
+
+``bfcl:<category>`` instead of a path reads a BFCL category through
+``agentloop.benchmarks``: the lines ``agentloop bfcl export`` would write, line N
+being row N, so the rows and the sha256 are those of the exported file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentloop.benchmarks import bfcl_category, bfcl_data_dir, bfcl_lines, check_bfcl_category
 from agentloop.errors import DatasetError
 from agentloop.harness._rows import Mode, Sample, parse_line
 
@@ -83,6 +88,12 @@ _BOM = b"\xef\xbb\xbf"
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
     """(number, raw bytes for the digest, the line's text bytes without a leading BOM)."""
+    category = bfcl_category(str(path))
+    if category is not None:
+        for number, text in enumerate(bfcl_lines(category), start=1):
+            raw = text.encode("utf-8")
+            yield number, raw, raw
+        return
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             yield number, raw, raw.removeprefix(_BOM) if number == 1 else raw
@@ -123,6 +134,11 @@ def _walk(path: Path, mode: Mode, digest: Any = None) -> Iterator[Sample | LineP
 
 
 def _open_check(path: Path) -> None:
+    category = bfcl_category(str(path))
+    if category is not None:  # one-line errors before any row is read
+        check_bfcl_category(category)
+        bfcl_data_dir()
+        return
     if not path.is_file():
         raise DatasetError(f"dataset not found: {path}")
 

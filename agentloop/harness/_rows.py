@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evals import check_matchers
+
 __all__ = [
     "Mode",
     "Sample",
@@ -119,6 +121,22 @@ def _check_tools(tools: Any, problems: list[str]) -> None:
             seen.add(function["name"])
 
 
+def _check_expected_calls(calls: list[Any], problems: list[str]) -> None:
+    """Acceptable-value matchers (``{"$any": [...]}``, ...) in expected arguments."""
+    for i, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            function = call if isinstance(call, dict) else {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and "$" in arguments:
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                continue  # a raw string is compared as it is
+        if isinstance(arguments, (dict, list)):
+            problems += check_matchers(arguments, f"ground_truth.tool_calls[{i}].arguments")
+
+
 def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
     if "tools" in row and row["tools"] is not None:
         _check_tools(row["tools"], problems)
@@ -128,6 +146,8 @@ def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
             problems.append("'ground_truth' must be an object, e.g. {\"tool_calls\": [...]}")
         elif "tool_calls" in truth and not isinstance(truth["tool_calls"], list):
             problems.append("ground_truth.tool_calls must be a list")
+        else:
+            _check_expected_calls(truth.get("tool_calls") or [], problems)
     answer = row.get("answer")
     listed = isinstance(answer, list) and all(isinstance(a, str) for a in answer)
     if not (answer is None or isinstance(answer, str) or listed):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentloop._secrets import MASK, is_secret_name
+from agentloop.benchmarks import bfcl_category
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan
@@ -129,7 +130,9 @@ def build_header(
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,
-            "abs_path": str(Path(config.dataset).resolve()),
+            "abs_path": (
+                None if bfcl_category(config.dataset) else str(Path(config.dataset).resolve())
+            ),
             "sha256": scan.sha256,
             "valid_rows": scan.valid,
             "invalid_lines": [str(x) for x in scan.problems],

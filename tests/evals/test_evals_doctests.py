@@ -44,6 +44,7 @@ def test_result_models_document_every_field() -> None:
         evals.RewardResult,
         evals.QAResult,
         evals.ToolMatchDetails,
+        evals.BfclDetails,
         evals.CallDiagnostic,
         evals.FunctionCallDetails,
         evals.QADetails,

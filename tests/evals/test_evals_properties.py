@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from evals import (
+    compile_matchers,
     exact_tool_match_reward,
     match_function_call,
+    matches,
     normalize_answer,
     qa_f1_reward,
     qa_f1_reward_format,
@@ -27,12 +29,13 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 scalars = (
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=True) | st.text(max_size=5)
 )
+# A key starting with "$" makes a ground-truth object a matcher: plain data avoids them.
+plain_keys = st.text(max_size=3).filter(lambda k: not k.startswith("$"))
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(plain_keys, inner, max_size=3),
     max_leaves=8,
-)  # fmt: skip
+)
 arg_dicts = st.dictionaries(st.sampled_from("xyz"), json_values, max_size=3)
 names = st.sampled_from(["A", "B", "C"])
 
@@ -187,3 +190,14 @@ def test_a_non_blank_answer_matches_itself(text: str) -> None:
     r = qa_f1_reward(text, text)
     assert r.f1 == (1.0 if text.strip() else 0.0)
     assert normalize_answer(normalize_answer(text)) == normalize_answer(text)
+
+
+@FAST
+@given(json_values, json_values, st.booleans())
+def test_plain_ground_truth_compiles_to_itself_and_compares_as_before(
+    a: Any, b: Any, numeric: bool
+) -> None:
+    assert compile_matchers(b) is b
+    assert matches(a, b, numeric) == values_equal(a, b, numeric)
+    assert matches(a, compile_matchers({"$literal": b}), numeric) == values_equal(a, b, numeric)
+    assert matches(a, compile_matchers({"$any": [b]}), numeric) == values_equal(a, b, numeric)

@@ -78,7 +78,10 @@ def test_parse_reward_specs() -> None:
 @pytest.mark.parametrize(
     ("specs", "message"),
     [
-        (["nope"], "unknown reward 'nope'; known: exact_tool_match_reward, qa_f1_reward"),
+        (
+            ["nope"],
+            "unknown reward 'nope'; known: bfcl_verdict, exact_tool_match_reward, qa_f1_reward",
+        ),
         ("qa_f1_reward", "must be a list"),
         ({"qa_f1_reward": {}}, "must be a list"),
         ([{"a": {}, "b": {}}], "reward spec 0: expected a name or a one-key dict"),

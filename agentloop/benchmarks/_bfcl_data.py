@@ -1,0 +1,137 @@
+"""BFCL's single-turn categories read from its own package, as agentloop dataset rows.
+
+The data comes from ``bfcl-eval`` (``bfcl_eval/data/BFCL_v4_<category>.json`` and
+``possible_answer/``; JSON Lines despite the name), installed with ``pip install
+--no-deps`` because its dependencies pull torch. ``AGENTLOOP_BFCL_DATA`` (or a
+``data_dir`` argument) points at another directory of the same layout instead.
+
+``bfcl_lines`` is the one serialisation: ``agentloop bfcl export`` writes these lines
+and ``dataset: bfcl:<category>`` reads them, so both give the same rows and sha256.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentloop.benchmarks._bfcl_convert import bfcl_row
+from agentloop.errors import DatasetError
+
+__all__ = [
+    "BFCL_CATEGORIES",
+    "BFCL_DATA_ENV",
+    "BFCL_INSTALL",
+    "BFCL_PREFIX",
+    "NO_CALL_CATEGORIES",
+    "bfcl_category",
+    "bfcl_data_dir",
+    "bfcl_lines",
+    "bfcl_rows",
+    "check_bfcl_category",
+    "export_bfcl",
+]
+
+BFCL_PREFIX = "bfcl:"
+BFCL_DATA_ENV = "AGENTLOOP_BFCL_DATA"
+BFCL_INSTALL = "pip install --no-deps 'bfcl-eval==2026.3.23'"
+
+BFCL_CATEGORIES = (
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "live_relevance",
+)
+NO_CALL_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
+"""Categories without a possible-answer file: the expected calls are ``[]``."""
+
+
+def bfcl_category(dataset: str) -> str | None:
+    """The category of a ``bfcl:<category>`` dataset source; None for a file path."""
+    return dataset[len(BFCL_PREFIX) :] if dataset.startswith(BFCL_PREFIX) else None
+
+
+def check_bfcl_category(category: str) -> None:
+    """``DatasetError`` (one line, listing the known ones) for an unknown category."""
+    if category not in BFCL_CATEGORIES:
+        known = ", ".join(BFCL_CATEGORIES)
+        raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")
+
+
+def bfcl_data_dir(data_dir: str | Path | None = None) -> Path:
+    """Where the BFCL files are: ``data_dir``, else ``$AGENTLOOP_BFCL_DATA``, else the
+    installed ``bfcl_eval`` package (found without importing it: its imports are heavy)."""
+    explicit = data_dir or os.environ.get(BFCL_DATA_ENV)
+    if explicit:
+        path = Path(explicit)
+        if not path.is_dir():
+            raise DatasetError(f"BFCL data directory not found: {path}")
+        return path
+    spec = importlib.util.find_spec("bfcl_eval")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise DatasetError(f"BFCL data: the bfcl-eval package is not installed; {BFCL_INSTALL}")
+    return Path(locations[0]) / "data"
+
+
+def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"BFCL data file not found: {path}") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                raise DatasetError(f"{path}:{number}: not a JSON object") from None
+            if not isinstance(entry, dict) or "id" not in entry:
+                raise DatasetError(f"{path}:{number}: not a BFCL entry (no id)")
+            yield entry
+
+
+def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of a category, in BFCL's order."""
+    check_bfcl_category(category)
+    directory = bfcl_data_dir(data_dir)
+    name = f"BFCL_v4_{category}.json"
+    answers: dict[str, list[dict[str, Any]]] = {}
+    if category not in NO_CALL_CATEGORIES:
+        answers = {
+            str(a["id"]): a.get("ground_truth") or []
+            for a in _read_jsonl(directory / "possible_answer" / name)
+        }
+    for entry in _read_jsonl(directory / name):
+        answer = None
+        if category not in NO_CALL_CATEGORIES:
+            answer = answers.get(str(entry["id"]))
+            if answer is None:
+                raise DatasetError(f"{directory / name}: no possible answer for {entry['id']!r}")
+        yield bfcl_row(entry, category, answer)
+
+
+def bfcl_lines(category: str, data_dir: str | Path | None = None) -> Iterator[str]:
+    """The rows of a category as dataset lines (JSON and a newline)."""
+    for row in bfcl_rows(category, data_dir):
+        yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def export_bfcl(category: str, out: str | Path, data_dir: str | Path | None = None) -> int:
+    """Write a category as a JSONL dataset file; returns the number of rows."""
+    lines = list(bfcl_lines(category, data_dir))  # every error before the file is touched
+    path = Path(out)
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(lines)
+    return len(lines)

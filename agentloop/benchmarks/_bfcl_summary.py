@@ -1,0 +1,188 @@
+"""BFCL accuracy of finished runs, aggregated the way BFCL's leaderboard table does.
+
+A category's accuracy is the fraction of its results whose ``bfcl_verdict`` score is
+1.0; an errored result, or one without that score, is a failure. The groups follow
+``bfcl_eval.eval_checker.eval_runner_helper.generate_leaderboard_csv``:
+
+- Non-Live AST: unweighted mean of simple, multiple, parallel, parallel_multiple
+  (BFCL's "simple" also averages in Java and JavaScript; here it is simple_python);
+- Live AST: mean of live_simple, live_multiple, live_parallel, live_parallel_multiple
+  weighted by their row counts;
+- Irrelevance: unweighted mean of irrelevance and live_irrelevance;
+- Relevance: live_relevance (shown, but not part of BFCL's overall);
+- Overall: BFCL weighs Non-Live 10, Live 10, Irrelevance 10 (and multi-turn 30, agentic
+  40, which agentloop does not run): over these three, their unweighted mean.
+
+BFCL shows a group with a category not run as N/A and counts the category as 0; here a
+group is computed over the categories present and marked partial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentloop._records import RESULTS_FILE, latest_results
+from agentloop.benchmarks._bfcl_data import BFCL_CATEGORIES
+from agentloop.errors import AgentloopError
+
+__all__ = ["BfclSummary", "CategoryScore", "GroupScore", "format_bfcl_summary", "summarize_bfcl"]
+
+VERDICT = "bfcl_verdict"
+
+# (group, member categories, weighted by rows?)
+_GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    ("Non-Live AST", ("simple_python", "multiple", "parallel", "parallel_multiple"), False),
+    (
+        "Live AST",
+        ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"),
+        True,
+    ),
+    ("Irrelevance", ("irrelevance", "live_irrelevance"), False),
+    ("Relevance", ("live_relevance",), False),
+)
+_OVERALL = ("Non-Live AST", "Live AST", "Irrelevance")
+
+
+@dataclass
+class CategoryScore:
+    """One category's results."""
+
+    category: str
+    total: int = 0
+    correct: int = 0
+    errored: int = 0
+    """Results with status error (counted as failures)."""
+    unscored: int = 0
+    """Results without a bfcl_verdict score (counted as failures)."""
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class GroupScore:
+    """A group of categories, as the leaderboard aggregates it."""
+
+    name: str
+    accuracy: float | None
+    """None when none of its categories ran."""
+    missing: tuple[str, ...] = ()
+    """Member categories without results (the accuracy is over the others)."""
+
+
+@dataclass
+class BfclSummary:
+    categories: dict[str, CategoryScore]
+    groups: list[GroupScore]
+    overall: float | None
+    overall_missing: tuple[str, ...]
+    """Groups (or their categories) the overall lacks."""
+    notes: list[str] = field(default_factory=list)
+
+
+def _results_file(path: Path) -> Path:
+    file = path / RESULTS_FILE if path.is_dir() else path
+    if not file.is_file():
+        raise AgentloopError(f"{path}: not a run directory or results file (no {RESULTS_FILE})")
+    return file
+
+
+def _category_of(record: dict[str, Any]) -> str | None:
+    category = (record.get("metadata") or {}).get("bfcl_category")
+    if isinstance(category, str):
+        return category
+    # an edited export may have lost its metadata: BFCL ids start with the category
+    sample_id = str(record.get("id"))
+    found = [c for c in BFCL_CATEGORIES if sample_id.startswith(f"{c}_")]
+    return max(found, key=len) if found else None
+
+
+def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[str]) -> None:
+    for path in paths:
+        file = _results_file(path)
+        ok = verdicts = others = 0
+        for record in latest_results(file):
+            category = _category_of(record)
+            if category is None:
+                others += 1
+                continue
+            score = scores.setdefault(category, CategoryScore(category))
+            score.total += 1
+            verdict = (record.get("scores") or {}).get(VERDICT)
+            if record.get("status") == "error":
+                score.errored += 1
+            elif not isinstance(verdict, dict) or verdict.get("score") is None:
+                score.unscored += 1
+                ok += 1
+            else:
+                ok, verdicts = ok + 1, verdicts + 1
+                score.correct += verdict["score"] == 1.0
+        if ok and not verdicts:
+            raise AgentloopError(
+                f"{path}: no result has a {VERDICT} score; add it with: agentloop score "
+                f"RUN_DIR --rewards {VERDICT}, then summarise the results.rescored-*.jsonl file"
+            )
+        if others:
+            notes.append(f"{path}: {others} result(s) are not BFCL rows (left out)")
+
+
+def _group(name: str, members: tuple[str, ...], weighted: bool, scores: dict) -> GroupScore:
+    present = [scores[c] for c in members if c in scores and scores[c].total]
+    missing = tuple(c for c in members if c not in scores or not scores[c].total)
+    if not present:
+        return GroupScore(name, None, missing)
+    if weighted:
+        accuracy = sum(s.correct for s in present) / sum(s.total for s in present)
+    else:
+        accuracy = sum(s.accuracy for s in present) / len(present)
+    return GroupScore(name, accuracy, missing)
+
+
+def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
+    """BFCL accuracy per category, per leaderboard group and overall, over run
+    directories (or results files); the latest result of each (id, epoch) counts."""
+    scores: dict[str, CategoryScore] = {}
+    notes: list[str] = []
+    _tally([Path(p) for p in paths], scores, notes)
+    if not scores:
+        raise AgentloopError("no BFCL results in " + ", ".join(str(p) for p in paths))
+    groups = [_group(name, members, weighted, scores) for name, members, weighted in _GROUPS]
+    counted = [g for g in groups if g.name in _OVERALL and g.accuracy is not None]
+    lacking = [g.name for g in groups if g.name in _OVERALL and g.accuracy is None]
+    lacking += [c for g in counted for c in g.missing]
+    overall = sum(g.accuracy or 0.0 for g in counted) / len(counted) if counted else None
+    order = {c: i for i, c in enumerate(BFCL_CATEGORIES)}
+    ordered = dict(sorted(scores.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+    for s in ordered.values():
+        if s.unscored:
+            notes.append(f"{s.category}: {s.unscored} result(s) without a {VERDICT} score")
+    return BfclSummary(ordered, groups, overall, tuple(lacking), notes)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def format_bfcl_summary(summary: BfclSummary) -> str:
+    """The summary as a plain-text table."""
+    lines = [f"{'category':<24} {'rows':>6} {'correct':>8} {'errored':>8} {'accuracy':>9}"]
+    for s in summary.categories.values():
+        lines.append(
+            f"{s.category:<24} {s.total:>6} {s.correct:>8} {s.errored:>8} {_pct(s.accuracy):>9}"
+        )
+    lines.append("")
+    for g in summary.groups:
+        if g.accuracy is None:
+            continue
+        partial = f"  (partial: no {', '.join(g.missing)})" if g.missing else ""
+        lines.append(f"{g.name:<24} {_pct(g.accuracy):>9}{partial}")
+    partial = f"  (partial: no {', '.join(summary.overall_missing)})"
+    lines.append(
+        f"{'Overall':<24} {_pct(summary.overall):>9}" + (partial if summary.overall_missing else "")
+    )
+    lines.extend(f"note: {n}" for n in summary.notes)
+    return "\n".join(lines)

@@ -1,0 +1,241 @@
+"""``bfcl_verdict``: 1.0 exactly when BFCL's own AST checker would pass the calls.
+
+The ground truth is agentloop's form (``{"$any": [...]}`` per parameter, wrapped in
+``$optional`` when BFCL lists ``""``); it is turned back into BFCL's lists of
+acceptable values and checked with BFCL's rules (``_bfcl_check``). Categories, as
+BFCL's runner: ``*irrelevance*`` passes iff no call was made, ``live_relevance`` iff
+one was; ``*parallel*`` needs as many calls as expected, paired without order;
+``*multiple*`` checks the one call against the expected function; the others need
+exactly one call. Known difference: BFCL pairs parallel calls greedily and can reject
+a correct reordering; here pairing is maximum bipartite matching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._bfcl_check import Failure, check_call
+from ._calls import Call, collect_calls
+from ._compare import max_matching
+from ._matchers import _matcher_key
+from ._results import BfclDetails, RewardResult, trusted
+
+__all__ = ["bfcl_answer", "bfcl_verdict"]
+
+BfclResult = RewardResult[BfclDetails]
+_UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "format_sensitivity")
+
+
+class _Unsupported(ValueError):
+    pass
+
+
+def _options(value: Any, top: bool = True) -> list[Any]:
+    """A parameter's ground truth as BFCL's list of acceptable values; ``top``: a
+    parameter's (whose dict answers hold lists again), else a dict member's (plain)."""
+    key = _matcher_key(value)
+    if key is None:
+        return [_answer(value) if top else value]
+    if key == "$any":
+        return [_answer(o) if top else _plain(o) for o in value[key]]
+    if key == "$optional":
+        return [*_options(value[key], top), ""]
+    if key == "$literal":
+        return [value[key]]
+    raise _Unsupported(f"BFCL's checker has no rule like {key}")
+
+
+def _plain(value: Any) -> Any:
+    return value["$literal"] if _matcher_key(value) == "$literal" else value
+
+
+def _answer(value: Any) -> Any:
+    """One acceptable value of a parameter. BFCL checks dicts one level deep: a dict's
+    members (and those of a list of dicts) are lists of acceptable values; a member
+    written as a plain list is taken as BFCL's own list."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return {k: v if type(v) is list else _options(v, False) for k, v in value.items()}
+    if kind is list:
+        return [_answer(v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def bfcl_answer(args: Any) -> dict[str, list[Any]]:
+    """An expected call's arguments (agentloop's form) as BFCL's possible answer.
+
+    >>> bfcl_answer({"base": {"$any": [10]}, "unit": {"$optional": {"$any": ["units"]}}})
+    {'base': [10], 'unit': ['units', '']}
+    """
+    if not isinstance(args, dict):
+        raise _Unsupported("expected arguments are not an object")
+    return {str(k): _options(v) for k, v in args.items()}
+
+
+Expected = tuple[list[Call], list[dict[str, list[Any]]]]
+# Ground truth read once per object: a row's is scored again for each epoch and reward.
+# The object is kept with its entry, so its id stays unique while cached.
+_EXPECTED: dict[int, tuple[Any, Expected | str]] = {}
+
+
+def _expected(ground_truth: Any) -> Expected | str:
+    """Expected calls and their BFCL answers, or why BFCL has no rule for them."""
+    cached = _EXPECTED.get(id(ground_truth))
+    if cached is not None and cached[0] is ground_truth:
+        return cached[1]
+    exp = collect_calls(ground_truth, [], "expected")
+    found: Expected | str
+    try:
+        found = exp, [bfcl_answer(e.args) for e in exp]
+    except _Unsupported as exc:
+        found = str(exc)
+    if type(ground_truth) is dict:
+        if len(_EXPECTED) >= 4096:
+            _EXPECTED.clear()
+        _EXPECTED[id(ground_truth)] = (ground_truth, found)
+    return found
+
+
+def _docs(metadata: Mapping[str, Any], row: Mapping[str, Any] | None) -> dict[str, Any]:
+    docs = metadata.get("bfcl_functions")
+    if not docs:  # OpenAI tool schemas: JSON-schema type names are mapped in the check
+        docs = [t.get("function", t) for t in (row or {}).get("tools") or ()]
+    return {d["name"]: d for d in docs if isinstance(d, Mapping) and "name" in d}
+
+
+def _check(
+    gen: Call, exp: Call, answer: dict[str, list[Any]], docs: dict[str, Any], first: Any
+) -> Failure | None:
+    if gen.name != exp.name:
+        return "simple_function_checker:wrong_func_name", (
+            f"wrong name: expected {exp.name!r}, got {gen.name!r}"
+        )
+    doc = docs.get(exp.name, first)
+    if doc is None:
+        return "bfcl:no_function_doc", f"no function doc for {exp.name!r}"
+    return check_call(doc, gen.args, answer)
+
+
+def _result(
+    score: float, reason: str, category: str, error: str, n_gen: int, n_exp: int
+) -> BfclResult:
+    details = trusted(BfclDetails, {"category": category, "error_type": error,
+                                    "generated_count": n_gen, "expected_count": n_exp})  # fmt: skip
+    return trusted(BfclResult, {"score": score, "reason": reason, "details": details})
+
+
+def bfcl_verdict(
+    trajectory: Any,
+    ground_truth: Any,
+    metadata: Mapping[str, Any] | None = None,
+    row: Mapping[str, Any] | None = None,
+    *,
+    category: str | None = None,
+) -> BfclResult:
+    """1.0 when BFCL's AST checker would pass every call the model made, else 0.0.
+
+    ``category`` defaults to ``metadata["bfcl_category"]``; function docs come from
+    ``metadata["bfcl_functions"]`` (BFCL's types), else the row's OpenAI ``tools``.
+    ``details.error_type`` is BFCL's error type of the failure.
+
+    >>> doc = {"name": "area", "parameters": {"type": "dict", "required": ["base"],
+    ...        "properties": {"base": {"type": "integer"}, "unit": {"type": "string"}}}}
+    >>> meta = {"bfcl_category": "simple_python", "bfcl_functions": [doc]}
+    >>> truth = {"tool_calls": [{"name": "area", "arguments": {"base": {"$any": [10]},
+    ...          "unit": {"$optional": {"$any": ["units"]}}}}]}
+    >>> made = [{"name": "area", "arguments": {"base": 10, "unit": "Units"}}]
+    >>> bfcl_verdict(made, truth, meta).score
+    1.0
+    >>> r = bfcl_verdict([{"name": "area", "arguments": {"base": 10.0}}], truth, meta)
+    >>> r.score, r.reason
+    (0.0, "simple_python: call 0 ('area'): type of 'base': expected integer, got float")
+    """
+    metadata = metadata or {}
+    category = category or metadata.get("bfcl_category")
+    if not isinstance(category, str) or not category:
+        raise ValueError("bfcl_verdict: no category (metadata.bfcl_category or category=)")
+    if any(part in category for part in _UNSUPPORTED):
+        raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
+    notes: list[str] = []
+    gen = collect_calls(trajectory, notes, "generated")
+    # BFCL decodes the whole reply: one call it cannot decode means no call at all.
+    decoded = bool(gen) and all(isinstance(c.args, dict) for c in gen)
+    if "irrelevance" in category or "relevance" in category:
+        want_call = "irrelevance" not in category
+        score = 1.0 if decoded == want_call else 0.0
+        said = f"{len(gen)} call(s) made" if decoded else "no decodable call made"
+        rule = "a call is expected" if want_call else "no call is expected"
+        error = "" if score else ("relevance_error" if want_call else "irrelevance_error")
+        return _result(score, f"{category}: {said}; {rule}", category, error, len(gen), 0)
+    expected = _expected(ground_truth)
+    if isinstance(expected, str):
+        return _result(0.0, f"{category}: ground truth: {expected}", category,
+                       "bfcl:ground_truth", len(gen), 0)  # fmt: skip
+    exp, answers = expected
+    docs = _docs(metadata, row)
+    first = next(iter(docs.values()), None) if "multiple" not in category else None
+    parallel = "parallel" in category
+    want = len(exp) if parallel or "multiple" in category else 1
+    if len(gen) != want or not exp:
+        reason = f"{category}: wrong count: expected {want} call(s), got {len(gen)}"
+        checker = (
+            "parallel_function_checker_no_order"
+            if parallel
+            else (
+                "multiple_function_checker" if "multiple" in category else "simple_function_checker"
+            )
+        )
+        error = f"{checker}:wrong_count"
+        return _result(0.0, reason, category, error, len(gen), len(exp))
+    if not parallel:
+        failure = _check(gen[0], exp[0], answers[0], docs, first)
+        if failure is None:
+            return _result(1.0, f"{category}: the call passes", category, "", 1, len(exp))
+        reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
+        return _result(0.0, reason, category, failure[0], len(gen), len(exp))
+    # BFCL's greedy pass first (it settles almost every case, in fewer checks); only
+    # when it fails, maximum matching, which also passes what greedy pairing misses.
+    taken: set[int] = set()
+    for j, e in enumerate(exp):
+        found = None
+        for i, g in enumerate(gen):
+            if i not in taken and _check(g, e, answers[j], docs, None) is None:
+                found = i
+                break
+        if found is None:
+            break
+        taken.add(found)
+    passed = len(taken) == len(exp)
+    if not passed:
+        adjacency = [
+            [j for j, e in enumerate(exp) if _check(g, e, answers[j], docs, None) is None]
+            for g in gen
+        ]
+        partner = max_matching(adjacency, len(exp))
+        passed = all(j >= 0 for j in partner)
+    if passed:
+        return _result(1.0, f"{category}: all {len(exp)} calls pass, paired without order",
+                       category, "", len(gen), len(exp))  # fmt: skip
+    return _parallel_failure(category, gen, exp, answers, docs, partner)
+
+
+def _parallel_failure(
+    category: str,
+    gen: list[Call],
+    exp: list[Call],
+    answers: list[dict[str, list[Any]]],
+    docs: dict[str, Any],
+    partner: list[int],
+) -> BfclResult:
+    """Name an expected call nothing could pair with, and why its best candidate failed."""
+    paired = set(partner)
+    j = next(j for j in range(len(exp)) if j not in paired)
+    free = [i for i, p in enumerate(partner) if p < 0]
+    same = [i for i in free if gen[i].name == exp[j].name] or free
+    i = same[0]
+    failure = _check(gen[i], exp[j], answers[j], docs, None) or ("", "pairing conflict")
+    reason = (f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
+              f"against call {i} ({gen[i].name!r}): {failure[1]}")  # fmt: skip
+    error = "parallel_function_checker_no_order:cannot_find_match"
+    return _result(0.0, reason, category, error, len(gen), len(exp))

@@ -1,0 +1,117 @@
+"""Schema-aware argument rules: declared parameters, required ones, and their types.
+
+Types follow BFCL's Python rules: an int is fine for ``number``/``float``, a float is
+not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``object``/
+``dict`` take objects; array items are checked against ``items`` at every depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._calls import Call
+
+__all__ = ["SchemaIndex", "schema_index", "schema_problem", "type_problem"]
+
+# Declared parameters and the required ones, by tool name.
+SchemaIndex = dict[str, tuple[Mapping[str, Any], tuple[str, ...]]]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "integer": _is_int,
+    "number": lambda v: _is_int(v) or isinstance(v, float),
+    "float": lambda v: _is_int(v) or isinstance(v, float),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "tuple": lambda v: isinstance(v, (list, tuple)),
+    "object": lambda v: isinstance(v, Mapping),
+    "dict": lambda v: isinstance(v, Mapping),
+    "null": lambda v: v is None,
+}
+
+
+def schema_index(tools: Any) -> SchemaIndex:
+    """Tool name -> (declared parameter schemas, required names) of OpenAI tool schemas
+    (or bare function schemas); ValueError (one line) on a shape it cannot read.
+
+    >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
+    ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    >>> schema_index([tool])
+    {'f': ({'x': {'type': 'integer'}}, ('x',))}
+    """
+    if not isinstance(tools, list):
+        raise ValueError("schema must be a list of tool schemas or 'row'")
+    index: SchemaIndex = {}
+    for i, tool in enumerate(tools):
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+        params = function.get("parameters") or {}
+        props = params.get("properties") or {} if isinstance(params, Mapping) else None
+        if not isinstance(props, Mapping):
+            raise ValueError(f"schema[{i}] ({function['name']!r}): properties must be an object")
+        required = tuple(str(r) for r in params.get("required") or ())
+        index[function["name"]] = (props, required)
+    return index
+
+
+def type_problem(value: Any, schema: Any) -> str | None:
+    """Why ``value`` does not have the declared type, or None when it does (or when no
+    type, ``any`` or an unknown type name is declared).
+
+    >>> type_problem(3, {"type": "number"}), type_problem(3.0, {"type": "integer"})
+    (None, 'expected integer, got float')
+    >>> type_problem([1, "2"], {"type": "array", "items": {"type": "integer"}})
+    'item 1: expected integer, got str'
+    """
+    if not isinstance(schema, Mapping):
+        return None
+    declared = schema.get("type")
+    names = declared if isinstance(declared, list) else [declared]
+    checks = [_TYPES[n] for n in names if isinstance(n, str) and n in _TYPES]
+    if checks and not any(check(value) for check in checks):
+        got = "bool" if isinstance(value, bool) else type(value).__name__
+        return f"expected {'/'.join(str(n) for n in names)}, got {got}"
+    items = schema.get("items")
+    if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
+        for i, item in enumerate(value):
+            problem = type_problem(item, items)
+            if problem is not None:
+                return f"item {i}: {problem}"
+    return None
+
+
+def schema_problem(call: Call, index: SchemaIndex) -> str | None:
+    """The first schema rule ``call`` breaks (naming the rule and parameter), or None.
+
+    >>> index = {"f": ({"x": {"type": "integer"}}, ("x",))}
+    >>> schema_problem(Call("f", {"x": 1}), index) is None
+    True
+    >>> schema_problem(Call("f", {"y": 1}), index)
+    "missing required parameter 'x'"
+    >>> schema_problem(Call("f", {"x": True}), index)
+    "type of parameter 'x': expected integer, got bool"
+    """
+    declared = index.get(call.name)
+    if declared is None:
+        return f"tool {call.name!r} is not declared"
+    props, required = declared
+    args = call.args
+    if not isinstance(args, Mapping):
+        return f"arguments are a {type(args).__name__}, not an object"
+    for name in required:
+        if name not in args:
+            return f"missing required parameter {name!r}"
+    for name, value in args.items():
+        if name not in props:
+            return f"undeclared parameter {name!r}"
+        problem = type_problem(value, props[name])
+        if problem is not None:
+            return f"type of parameter {name!r}: {problem}"
+    return None

@@ -1,0 +1,83 @@
+"""tool_call_match(schema=...): declared and required parameters, BFCL's Python types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals import parse_reward_specs, score_sample, tool_call_match
+
+TOOLS = [
+    {"type": "function", "function": {"name": "book", "parameters": {
+        "type": "object",
+        "required": ["city", "nights"],
+        "properties": {
+            "city": {"type": "string"},
+            "nights": {"type": "integer"},
+            "budget": {"type": "number"},
+            "breakfast": {"type": "boolean"},
+            "guests": {"type": "array", "items": {"type": "string"}},
+            "prefs": {"type": "object"},
+            "note": {},
+        },
+    }}},
+]  # fmt: skip
+
+
+def c(name: str = "book", **args: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": args}
+
+
+OK = {"city": "Rome", "nights": 2}
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({**OK, "budget": 100}, None),  # an int is a number
+        ({**OK, "budget": 99.5, "breakfast": False, "guests": ["a"], "prefs": {}}, None),
+        ({**OK, "note": [1]}, None),  # no type declared: anything
+        ({"city": "Rome"}, "missing required parameter 'nights'"),
+        ({**OK, "pets": 1}, "undeclared parameter 'pets'"),
+        ({**OK, "nights": 2.0}, "type of parameter 'nights': expected integer, got float"),
+        ({**OK, "budget": True}, "type of parameter 'budget': expected number, got bool"),
+        ({**OK, "breakfast": 1}, "type of parameter 'breakfast': expected boolean, got int"),
+        ({**OK, "guests": ["a", 2]}, "type of parameter 'guests': item 1: expected string"),
+        ({**OK, "prefs": []}, "type of parameter 'prefs': expected object, got list"),
+    ],
+)
+def test_schema_rules(args: dict[str, Any], problem: str | None) -> None:
+    # args="ignore": only the schema decides.
+    result = tool_call_match([c(**args)], [c(**OK)], args="ignore", schema=TOOLS)
+    if problem is None:
+        assert result.score == 1.0, result.reason
+    else:
+        assert result.score == 0.0
+        assert f"schema: {problem}" in result.reason, result.reason
+        assert problem in result.details.calls[0].note
+
+
+def test_an_undeclared_tool_breaks_the_schema() -> None:
+    result = tool_call_match([c("fly")], [c("fly")], schema=TOOLS)
+    assert result.score == 0.0 and "schema: tool 'fly' is not declared" in result.reason
+    assert tool_call_match([c("fly")], [c("fly")]).score == 1.0  # no schema, no rule
+
+
+def test_schema_row_takes_the_rows_tools() -> None:
+    specs = parse_reward_specs([{"tool_call_match": {"schema": "row", "args": "ignore"}}])
+    row = {"tools": TOOLS}
+    good = score_sample([c(**OK)], {"tool_calls": [c(**OK)]}, specs, row=row)
+    bad = score_sample([c(city="Rome")], {"tool_calls": [c(**OK)]}, specs, row=row)
+    assert (good.passed, bad.passed) == ({"tool_call_match": True}, {"tool_call_match": False})
+    with pytest.raises(ValueError, match="schema='row' but the row has no tools"):
+        score_sample([c(**OK)], {"tool_calls": [c(**OK)]}, specs, row={"id": "x"})
+
+
+def test_bad_schemas_are_refused_up_front() -> None:
+    with pytest.raises(ValueError, match="schema must be a list of tool schemas"):
+        parse_reward_specs([{"tool_call_match": {"schema": "rows"}}])
+    with pytest.raises(ValueError, match=r"schema\[0\] is not a tool schema"):
+        parse_reward_specs([{"tool_call_match": {"schema": [{"type": "function"}]}}])
+    with pytest.raises(ValueError, match="needs the row's tools"):
+        tool_call_match([], [], schema="row")
