@@ -39,10 +39,13 @@ $(REF_STAMP):
 	.venv-bench/bin/python -m pip install -q --disable-pip-version-check reward-kit==0.4.1
 	touch $(REF_STAMP)
 
-bench: $(STAMP) $(REF_STAMP)
+# The last line times bfcl_verdict and tool_call_match against BFCL's own ast_checker
+# on the same rows (BFCL in .venv-bfcl).
+bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py
 	$(PY) bench/harness_bench.py
+	$(PY) bench/bfcl_agreement.py --speed-only --speed 5
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
 # dependency of agentloop. bfcl-eval without its dependencies (they pull torch), then what

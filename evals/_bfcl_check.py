@@ -14,7 +14,7 @@ from typing import Any
 
 from ._matchers import bfcl_normalize as _norm
 
-__all__ = ["Failure", "check_call"]
+__all__ = ["Answer", "Failure", "check_call", "check_prepared"]
 
 Failure = tuple[str, str]
 
@@ -43,10 +43,16 @@ def _answer_type(options: Any) -> type | None:
 
 
 def _type_check(
-    param: str, value: Any, options: Any, desc: str, expected: type, nested: type | None
+    param: str,
+    value: Any,
+    options: Any,
+    desc: str,
+    expected: type,
+    nested: type | None,
+    answer_type: type | None,
 ) -> tuple[Failure | None, bool]:
-    """(failure, is_variable) as BFCL's type_checker; nested types one level deep."""
-    answer_type = _answer_type(options)
+    """(failure, is_variable) as BFCL's type_checker; nested types one level deep.
+    ``answer_type``: ``_answer_type(options)``."""
     is_variable = answer_type is not None and answer_type is not expected
     if type(value) is expected:
         if nested is None:
@@ -54,8 +60,11 @@ def _type_check(
         elements: Any = value  # a list here (mypy narrowed it to `object`)
         for option in options:
             # An option that is not a list (e.g. "") passes the nested check, as in BFCL.
-            if type(option) is not list or all(
-                _type_check(param, item, option, nested.__name__, nested, None)[0] is None
+            if type(option) is not list:
+                return None, is_variable
+            inner = _answer_type(option)
+            if all(
+                _type_check(param, item, option, nested.__name__, nested, None, inner)[0] is None
                 for item in elements
             ):
                 return None, is_variable
@@ -70,14 +79,6 @@ def _type_check(
 
 def _normal(x: Any) -> Any:
     return _norm(x) if type(x) is str else x
-
-
-def _string(param: str, value: str, options: list[Any]) -> Failure | None:
-    mine = _norm(value)
-    for option in options:
-        if type(option) is str and (option == value or _norm(option) == mine):
-            return None
-    return "value_error:string", _not_among(param, value, options)
 
 
 def _list(param: str, value: list[Any], options: list[Any]) -> Failure | None:
@@ -163,6 +164,39 @@ def _not_among(param: str, value: Any, options: list[Any]) -> str:
     return f"value of {param!r}: {value!r} is not among the acceptable ones {options!r}"
 
 
+# Per parameter: BFCL type name, its Python type, items' type, acceptable values, their
+# type as BFCL reads it, the strings among them and those normalized.
+Step = tuple[str, type | None, type | None, list[Any], type | None, frozenset[str], frozenset[str]]
+
+
+class Answer:
+    """An expected call's BFCL answer, read once for checking: with a function doc,
+    one step per parameter both declare (one lookup per argument)."""
+
+    __slots__ = ("answer", "last", "needed")
+
+    def __init__(self, answer: Mapping[str, list[Any]]) -> None:
+        self.answer = answer
+        self.needed = tuple(p for p, options in answer.items() if "" not in options)
+        # (doc, its required parameters, steps) for the last doc: one tuple, so a
+        # reader in another thread never mixes two docs' plans.
+        self.last: tuple[Any, tuple[Any, ...], dict[str, Step]] = (None, (), {})
+
+    def plan(self, doc: Mapping[str, Any]) -> tuple[Any, tuple[Any, ...], dict[str, Step]]:
+        """``(doc, required parameters, steps)`` against ``doc``."""
+        last = self.last
+        if last[0] is not doc:
+            required, table = _table(doc)
+            steps: dict[str, Step] = {}
+            for param, options in self.answer.items():
+                if param in table:
+                    strs = frozenset(o for o in options if type(o) is str)
+                    norms = frozenset(_norm(o) for o in strs)
+                    steps[param] = (*table[param], options, _answer_type(options), strs, norms)
+            self.last = last = (doc, required, steps)
+        return last
+
+
 def check_call(
     doc: Mapping[str, Any], args: Any, answer: Mapping[str, list[Any]]
 ) -> Failure | None:
@@ -175,9 +209,15 @@ def check_call(
     >>> check_call(doc, {"x": 10, "y": 1}, {"x": [10.0]})
     ('simple_function_checker:unexpected_param', "unexpected parameter 'y'")
     """
-    if not isinstance(args, dict):
+    return check_prepared(doc, args, Answer(answer))
+
+
+def check_prepared(doc: Mapping[str, Any], args: Any, answer: Answer) -> Failure | None:
+    """:func:`check_call` on a prepared answer."""
+    if type(args) is not dict and not isinstance(args, dict):
         return "ast_decoder:decoder_failed", "arguments are not a JSON object"
-    required, table = _table(doc)
+    plan = answer.last  # answer.plan(doc), without the call when it is cached
+    _, required, steps = plan if plan[0] is doc else answer.plan(doc)
     for param in required:
         if param not in args:
             return (
@@ -185,37 +225,43 @@ def check_call(
                 f"missing required parameter {param!r}",
             )
     for param, value in args.items():
-        rule = table.get(param)
-        if rule is None or param not in answer:
+        step = steps.get(param)
+        if step is None:  # not in the doc or not in the answer
             return "simple_function_checker:unexpected_param", f"unexpected parameter {param!r}"
-        options = answer[param]
-        desc, expected, nested = rule
+        desc, expected, nested, options, answer_type, strs, norms = step
         if expected is None:  # BFCL's checker has no rule for it (it raises)
             return "type_error:unknown", f"type of {param!r}: unknown BFCL type {desc!r}"
         if desc == "tuple" and type(value) is tuple:
             value = list(value)
         if desc == "float" and type(value) is int:  # Python's int -> float promotion
             value = float(value)
-        failure, is_variable = _type_check(param, value, options, desc, expected, nested)
-        if failure is not None:
-            return failure
-        if not is_variable:
-            if expected is dict:
-                failure = _dict(param, value, options)
-            elif expected is list and nested is dict:
-                failure = _list_of_dicts(param, value, options)
-            elif expected is str:
-                failure = _string(param, value, options)
-            elif expected is list:
-                failure = _list(param, value, options)
-            elif value not in options:
+        if nested is None and type(value) is expected:  # _type_check's common case
+            is_variable = answer_type is not None and answer_type is not expected
+        else:
+            failure, is_variable = _type_check(
+                param, value, options, desc, expected, nested, answer_type
+            )
+            if failure is not None:
+                return failure
+        failure = None
+        if is_variable:
+            if value not in options:
                 failure = "value_error:others", _not_among(param, value, options)
+        elif expected is str:  # BFCL: == after normalizing both
+            if value not in strs and _norm(value) not in norms:
+                failure = "value_error:string", _not_among(param, value, options)
+        elif expected is dict:
+            failure = _dict(param, value, options)
+        elif expected is list and nested is dict:
+            failure = _list_of_dicts(param, value, options)
+        elif expected is list:
+            failure = _list(param, value, options)
         elif value not in options:
             failure = "value_error:others", _not_among(param, value, options)
         if failure is not None:
             return failure
-    for param, options in answer.items():
-        if param not in args and "" not in options:
+    for param in answer.needed:
+        if param not in args:
             return "simple_function_checker:missing_optional", (
                 f"parameter {param!r} is missing and not optional"
             )

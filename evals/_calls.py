@@ -113,10 +113,9 @@ def _call_from_item(item: Any) -> Call | None:
             if type(name) is str and type(args) is dict:  # ground truth written as an object
                 return _new_call(Call, (name, args))
             if type(name) is str and type(args) is str:
-                text = args.strip(_JSON_SPACE)
-                try:
-                    decoded, end = _scan(text, 0)
-                    if end == len(text):
+                try:  # text with blanks around fails here and is stripped below
+                    decoded, end = _scan(args, 0)
+                    if end == len(args):
                         return _new_call(Call, (name, decoded))
                 except (ValueError, RecursionError, StopIteration):
                     pass
@@ -255,6 +254,8 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
     """
     if obj is None:
         return []
+    if type(obj) is list:  # a message list, the common case: skip the shape tests
+        return _list_calls(obj, notes, where)
     if isinstance(obj, str):
         try:
             decoded = json.loads(obj)
@@ -272,10 +273,33 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
             notes.append(f"{where}: unsupported {type(obj).__name__}; no calls")
             return []
         return [call]
-    items = obj if isinstance(obj, (list, tuple)) else [obj]
+    if isinstance(obj, (list, tuple)):
+        return _list_calls(obj, notes, where)
+    return _list_calls([obj], notes, where, False)
+
+
+def _list_calls(items: Any, notes: list[str], where: str, numbered: bool = True) -> list[Call]:
     calls: list[Call] = []
     for i, item in enumerate(items):
-        here = f"{where} item {i}" if items is obj else where
+        # An OpenAI chat message: its calls, or nothing for a prompt message or a reply
+        # without <tool_call> text, with no shape tests. Anything odd: the general path.
+        if type(item) is dict and type(role := item.get("role")) is str:
+            raw = item.get("tool_calls")
+            plain = "invalid_tool_calls" not in item or not item["invalid_tool_calls"]
+            if plain and type(raw) is list and raw:
+                start = len(calls)
+                for each in raw:
+                    if (call := _call_from_item(each)) is None:  # the general path notes it
+                        del calls[start:]
+                        break
+                    calls.append(call)
+                else:
+                    continue
+            elif (not raw and plain) and (
+                role in _NOT_ASSISTANT or "<tool_call>" not in text_of(item.get("content"))
+            ):
+                continue
+        here = f"{where} item {i}" if numbered else where
         if is_message(item):
             from_content = role_of(item) not in _NOT_ASSISTANT
             calls += calls_from_message(item, notes, here, from_content=from_content)
