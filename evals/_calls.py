@@ -6,27 +6,22 @@ and objects with those attributes (agentloop ``ToolCallRecord``); messages as re
 ``_messages``. Nothing here raises on odd input: unusable pieces are skipped and
 described in ``notes``.
 
-This module is also the one home of the ``<tool_call>`` text grammar
-(:func:`tool_call_blocks`, :func:`block_items`): the engine's recovery of calls a server
-left in a reply's text uses it too, so a block means the same thing in a run and in its
-scoring. Each side keeps its own treatment of the items: the engine runs object
-arguments only, the rewards keep whatever was written to compare it.
+``<tool_call>`` blocks in text are found with the one grammar in ``_tool_call_text``.
 """
 
 from __future__ import annotations
 
 import json
 import json.scanner
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ._messages import get as _get
 from ._messages import is_message, is_trajectory, role_of, text_of
+from ._tool_call_text import block_items, tool_call_blocks
 
 __all__ = [
     "Call",
-    "block_items",
     "call_fields",
     "calls_from_items",
     "calls_from_message",
@@ -34,17 +29,12 @@ __all__ = [
     "deserialize_args",
     "last_message_calls",
     "parse_content_calls",
-    "tool_call_blocks",
 ]
 
 # The C scanner behind json.loads, called directly: arguments are decoded for
 # every call compared, and json.loads' wrapper costs as much as the parse.
 _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _JSON_SPACE = " \t\n\r"
-# A block ends at its closing tag; one left open (the server stopped at max_tokens)
-# ends at the next opening tag or the end of the text.
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.DOTALL)
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")  # some models fence the JSON inside
 _NOT_ASSISTANT = frozenset(("user", "system", "tool", "developer", "function"))
 
 
@@ -151,31 +141,6 @@ def calls_from_items(items: Any, notes: list[str], where: str) -> list[Call]:
         else:
             calls.append(call)
     return calls
-
-
-def tool_call_blocks(text: str) -> list[str]:
-    """The bodies of the ``<tool_call>`` blocks in ``text``, in order, trimmed and unfenced.
-
-    A block left open ends at the next ``<tool_call>`` or at the end of the text.
-
-    >>> tool_call_blocks('a<tool_call>```json\\n{"x": 1}\\n```</tool_call>b<tool_call> [2]')
-    ['{"x": 1}', '[2]']
-    """
-    return [_FENCE.sub("", body.strip()) for body in _TOOL_CALL_BLOCK.findall(text)]
-
-
-def block_items(body: str) -> list[Any] | None:
-    """The JSON values one block holds: a list's elements, else the value; None when
-    the body is not JSON.
-
-    >>> block_items('[{"name": "f"}, 2]'), block_items('{"name": "f"}'), block_items("{")
-    ([{'name': 'f'}, 2], [{'name': 'f'}], None)
-    """
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, list) else [data]
 
 
 def parse_content_calls(text: str, notes: list[str], where: str = "content") -> list[Call]:

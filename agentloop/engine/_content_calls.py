@@ -55,7 +55,7 @@ def parse_content_tool_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     """
     # Imported on use: loading the evals package would add ~60 ms to `import agentloop`,
     # and most runs talk to servers that parse calls themselves.
-    from evals._calls import block_items, tool_call_blocks
+    from evals._tool_call_text import block_items, tool_call_blocks
 
     calls: list[tuple[str, dict[str, Any]]] = []
     for body in tool_call_blocks(text):
