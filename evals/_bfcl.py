@@ -21,6 +21,7 @@ from ._bfcl_check import Answer, Failure, check_prepared
 from ._calls import Call, collect_calls
 from ._compare import max_matching
 from ._matchers import _matcher_key
+from ._memo import Memo
 from ._results import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
@@ -76,54 +77,34 @@ def bfcl_answer(args: Any) -> dict[str, list[Any]]:
 
 
 Expected = tuple[list[Call], list[Answer]]
-# Ground truth read once per object: a row's is scored again for each epoch and reward.
-# The object is kept with its entry, so its id stays unique while cached.
-_EXPECTED: dict[int, tuple[Any, Expected | str]] = {}
+_EXPECTED = Memo()  # a row's ground truth is scored again for each epoch and reward
+
+
+def _read_expected(ground_truth: Any) -> Expected | str:
+    exp = collect_calls(ground_truth, [], "expected")
+    try:
+        return exp, [Answer(bfcl_answer(e.args)) for e in exp]
+    except _Unsupported as exc:
+        return str(exc)
 
 
 def _expected(ground_truth: Any) -> Expected | str:
     """Expected calls and their BFCL answers, or why BFCL has no rule for them."""
-    cached = _EXPECTED.get(id(ground_truth))
-    if cached is not None and cached[0] is ground_truth:
-        return cached[1]
-    exp = collect_calls(ground_truth, [], "expected")
-    found: Expected | str
-    try:
-        found = exp, [Answer(bfcl_answer(e.args)) for e in exp]
-    except _Unsupported as exc:
-        found = str(exc)
-    if type(ground_truth) is dict:
-        if len(_EXPECTED) >= 4096:
-            _EXPECTED.clear()
-        _EXPECTED[id(ground_truth)] = (ground_truth, found)
-    return found
+    return _EXPECTED(ground_truth, _read_expected)
 
 
 Docs = tuple[dict[str, Any], Any]  # function docs by name, the first doc (or None)
-_DOCS: dict[int, tuple[Any, bool, Docs]] = {}
 
 
 def _docs(metadata: Mapping[str, Any], row: Mapping[str, Any] | None) -> Docs:
-    """Function docs, read once per docs list (kept with its entry, as above)."""
+    """Function docs by name: BFCL's own (metadata), else the row's OpenAI tools (their
+    JSON-schema type names are mapped in the check). Indexed per call: a few entries,
+    cheaper to index than to prove unchanged."""
     docs = metadata.get("bfcl_functions")
-    if not docs:  # OpenAI tool schemas: JSON-schema type names are mapped in the check
-        docs = (row or {}).get("tools") or ()
-        if not docs:
-            return {}, None
-        tools = True
-    else:
-        tools = False
-    cached = _DOCS.get(id(docs))
-    if cached is not None and cached[0] is docs and cached[1] is tools:
-        return cached[2]
-    listed = [t.get("function", t) for t in docs] if tools else docs
-    by_name = {d["name"]: d for d in listed if isinstance(d, Mapping) and "name" in d}
-    found = by_name, next(iter(by_name.values()), None)
-    if type(docs) is list:
-        if len(_DOCS) >= 4096:
-            _DOCS.clear()
-        _DOCS[id(docs)] = (docs, tools, found)
-    return found
+    if not docs:
+        docs = [t.get("function", t) for t in (row or {}).get("tools") or ()]
+    by_name = {d["name"]: d for d in docs if isinstance(d, Mapping) and "name" in d}
+    return by_name, next(iter(by_name.values()), None)
 
 
 # Category -> (relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel).
@@ -226,8 +207,7 @@ def bfcl_verdict(
         rule = "a call is expected" if want_call else "no call is expected"
         error = "" if score else ("relevance_error" if want_call else "irrelevance_error")
         return _result(score, f"{category}: {said}; {rule}", category, error, len(gen), 0)
-    cached = _EXPECTED.get(id(ground_truth))  # _expected's cache, without the call
-    expected = cached[1] if cached and cached[0] is ground_truth else _expected(ground_truth)
+    expected = _expected(ground_truth)
     if isinstance(expected, str):
         return _result(0.0, f"{category}: ground truth: {expected}", category,
                        "bfcl:ground_truth", len(gen), 0)  # fmt: skip

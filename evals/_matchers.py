@@ -14,7 +14,7 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Any
 
 from ._equal import values_equal
@@ -77,59 +77,65 @@ def _matcher_key(value: Any) -> str | None:
     return None
 
 
-def _check_one(key: str, spec: Mapping[str, Any], path: str, out: list[str]) -> None:
-    where = f"{path}: " if path else ""
+def _node_problems(key: str, spec: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """What is wrong with one matcher object itself, and whether it is a known matcher
+    (so that its operands are worth checking too)."""
+    if len(spec) == 1 and (key == "$optional" or (key == "$any" and type(spec[key]) is list)):
+        return [], True  # the common shapes, with nothing to check on the node itself
     dollars = [k for k in spec if isinstance(k, str) and k.startswith("$")]
     if len(dollars) > 1:
-        out.append(f"{where}more than one matcher key {dollars} (use $literal for a plain dict)")
-        return
+        return [f"more than one matcher key {dollars} (use $literal for a plain dict)"], False
     if key not in MATCHERS:
-        out.append(f"{where}unknown matcher {key!r}; valid: {', '.join(MATCHERS)}")
-        return
+        return [f"unknown matcher {key!r}; valid: {', '.join(MATCHERS)}"], False
+    out: list[str] = []
     allowed = MATCHERS[key]
     if allowed is not None and (extra := sorted(set(spec) - allowed - {key})):
-        out.append(f"{where}{key} takes no parameter(s) {extra}")
+        out.append(f"{key} takes no parameter(s) {extra}")
     operand = spec[key]
-    if key == "$any":
-        if not isinstance(operand, list):  # empty: no value is acceptable (BFCL has such)
-            out.append(f"{where}$any needs a list of values")
-        else:
-            for i, option in enumerate(operand):
-                _walk(option, f"{path}.$any[{i}]", out)
-    elif key == "$optional":
-        _walk(operand, f"{path}.$optional", out)
+    if key == "$any" and not isinstance(operand, list):  # empty: nothing acceptable (BFCL)
+        out.append("$any needs a list of values")
     elif key == "$regex":
         if not isinstance(operand, str):
-            out.append(f"{where}$regex needs a pattern string")
+            out.append("$regex needs a pattern string")
         else:
             try:
                 re.compile(operand)
             except re.error as exc:
-                out.append(f"{where}$regex {operand!r} is not a valid pattern ({exc})")
+                out.append(f"$regex {operand!r} is not a valid pattern ({exc})")
     elif key == "$approx":
         if not _is_number(operand):
-            out.append(f"{where}$approx needs a number")
+            out.append("$approx needs a number")
         for name in ("abs", "rel"):
             if name in spec and not (_is_number(spec[name]) and spec[name] >= 0):
-                out.append(f"{where}$approx {name} must be a number >= 0")
+                out.append(f"$approx {name} must be a number >= 0")
     elif key == "$normalized":
         if not isinstance(operand, str):
-            out.append(f"{where}$normalized needs a string")
+            out.append("$normalized needs a string")
         normalizer = spec.get("normalizer", "bfcl")
         if normalizer not in NORMALIZERS:
-            out.append(f"{where}unknown normalizer {normalizer!r}; valid: {', '.join(NORMALIZERS)}")
+            out.append(f"unknown normalizer {normalizer!r}; valid: {', '.join(NORMALIZERS)}")
     elif key == "$match" and not (isinstance(operand, str) and _IMPORT_PATH.fullmatch(operand)):
-        out.append(f"{where}$match needs an import path 'package.module:function', got {operand!r}")
+        out.append(f"$match needs an import path 'package.module:function', got {operand!r}")
+    return out, True
 
 
 def _walk(value: Any, path: str, out: list[str]) -> None:
     if isinstance(value, Mapping):
         key = _matcher_key(value)
-        if key is not None:
-            _check_one(key, value, path, out)
+        if key is None:
+            for k, v in value.items():
+                _walk(v, f"{path}.{k}" if path else str(k), out)
             return
-        for k, v in value.items():
-            _walk(v, f"{path}.{k}" if path else str(k), out)
+        problems, known = _node_problems(key, value)
+        where = f"{path}: " if path else ""
+        out += [where + problem for problem in problems]
+        if not known:
+            return
+        if key == "$any" and isinstance(value[key], list):
+            for i, option in enumerate(value[key]):
+                _walk(option, f"{path}.$any[{i}]", out)
+        elif key == "$optional":
+            _walk(value[key], f"{path}.$optional", out)
     elif isinstance(value, list):
         for i, v in enumerate(value):
             _walk(v, f"{path}[{i}]", out)
@@ -186,39 +192,59 @@ def _resolve(path: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-class Matcher:
-    """One compiled matcher: ``test(value, numeric)`` says whether a value is acceptable."""
+_NO_PARAMS: Mapping[str, Any] = {}
 
-    __slots__ = ("key", "operand", "optional", "params", "spec", "test")
+
+class Matcher:
+    """One compiled matcher: ``accepts(value, numeric)`` says whether a value is acceptable.
+
+    Built once per expected value and scored many times, so construction stays cheap:
+    only what a test needs is prepared (a compiled pattern, a normalised string).
+    """
+
+    __slots__ = ("key", "operand", "optional", "options", "params", "prepared", "spec")
 
     def __init__(self, key: str, spec: Mapping[str, Any]) -> None:
         self.key, self.spec = key, spec
-        self.params = {k: v for k, v in spec.items() if k != key}
-        operand = spec[key]
+        self.params = _NO_PARAMS if len(spec) == 1 else {k: v for k, v in spec.items() if k != key}
+        operand = self.operand = spec[key]
         self.optional = key == "$optional"
-        test: Callable[[Any, bool], bool]
-        if key in ("$any", "$optional"):
-            options = [compile_matchers(o) for o in (operand if key == "$any" else [operand])]
-            self.optional = key == "$optional" or any(
-                type(o) is Matcher and o.optional for o in options
-            )
-            test = lambda v, n: any(matches(v, o, n) for o in options)  # noqa: E731
+        self.options: list[Any] | None = None  # $any/$optional: compiled options; None: plain
+        self.prepared: Any = None
+        if key == "$any" or key == "$optional":
+            raw = operand if key == "$any" else [operand]
+            if all(type(o) in _LEAVES for o in raw):  # BFCL's lists of plain values
+                self.prepared = raw
+            else:
+                self.options = [_compile(o) for o in raw]
+                self.optional = self.optional or any(
+                    type(o) is Matcher and o.optional for o in self.options
+                )
         elif key == "$regex":
-            pattern = re.compile(operand)
-            test = lambda v, n: isinstance(v, str) and pattern.fullmatch(v) is not None  # noqa: E731
+            self.prepared = re.compile(operand)
         elif key == "$approx":
-            rel, abs_ = self.params.get("rel", 1e-9), self.params.get("abs", 0.0)
-            test = partial(_close, want=operand, rel=rel, abs_=abs_)
+            self.prepared = (self.params.get("rel", 1e-9), self.params.get("abs", 0.0))
         elif key == "$normalized":
             norm = NORMALIZERS[self.params.get("normalizer", "bfcl")]
-            want = norm(operand)
-            test = lambda v, n: isinstance(v, str) and norm(v) == want  # noqa: E731
+            self.prepared = (norm, norm(operand))
         elif key == "$match":
-            fn, params = _resolve(operand), self.params
-            test = lambda v, n: bool(fn(v, **params))  # noqa: E731
-        else:  # $literal
-            test = lambda v, n: values_equal(v, operand, n)  # noqa: E731
-        self.operand, self.test = operand, test
+            self.prepared = _resolve(operand)
+
+    def accepts(self, value: Any, numeric: bool) -> bool:
+        key, prepared = self.key, self.prepared
+        if key == "$any" or key == "$optional":
+            if self.options is None:
+                return any(values_equal(value, o, numeric) for o in prepared)
+            return any(matches(value, o, numeric) for o in self.options)
+        if key == "$regex":
+            return isinstance(value, str) and prepared.fullmatch(value) is not None
+        if key == "$approx":
+            return _close(value, numeric, want=self.operand, rel=prepared[0], abs_=prepared[1])
+        if key == "$normalized":
+            return isinstance(value, str) and prepared[0](value) == prepared[1]
+        if key == "$match":
+            return bool(prepared(value, **self.params))
+        return values_equal(value, self.operand, numeric)  # $literal
 
     def __repr__(self) -> str:
         return repr(dict(self.spec))
@@ -244,22 +270,39 @@ def compile_matchers(value: Any) -> Any:
     >>> matches({"city": "new-york"}, m), matches({"city": "NY", "n": 1}, m)
     (True, False)
     """
-    if not has_matchers(value):
-        return value
-    problems = check_matchers(value)
-    if problems:
-        raise ValueError(problems[0])
-    return _compile(value)
+    try:
+        return _compile(value)
+    except _BadMatcher:  # rare: walk again for the problem's path and words
+        raise ValueError(check_matchers(value)[0]) from None
+
+
+class _BadMatcher(Exception):
+    pass
+
+
+_LEAVES = frozenset((str, int, float, bool, type(None)))
 
 
 def _compile(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        key = _matcher_key(value)
-        if key is not None:
-            return Matcher(key, value)
-        return _MatchDict({k: _compile(v) for k, v in value.items()})
-    if isinstance(value, list) and has_matchers(value):
-        return _MatchList(_compile(v) for v in value)
+    """One pass: checks each matcher as it builds it; plain parts come back as they are
+    (the same object), so a container is rebuilt only when something inside changed."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list:
+        out = [v if type(v) in _LEAVES else _compile(v) for v in value]
+        changed = any(c is not v for c, v in zip(out, value, strict=True))
+        return _MatchList(out) if changed else value
+    if kind is not dict and not isinstance(value, Mapping):
+        return value
+    key = _matcher_key(value)
+    if key is not None:
+        if _node_problems(key, value)[0]:
+            raise _BadMatcher
+        return Matcher(key, value)
+    members = {k: v if type(v) in _LEAVES else _compile(v) for k, v in value.items()}
+    if any(members[k] is not v for k, v in value.items()):
+        return _MatchDict(members)
     return value
 
 
@@ -277,7 +320,7 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     """
     kind = type(expected)
     if kind is Matcher:
-        return bool(expected.test(value, numeric))
+        return expected.accepts(value, numeric)
     if kind is _MatchDict:
         if not isinstance(value, Mapping):
             return False

@@ -96,11 +96,12 @@ def make_result(
     )
 
 
-def equal_pair(index: int, name: str) -> dict[str, Any]:
-    """The diagnostic of two identical calls at the same position (nothing to diff)."""
+def equal_pair(index: int, name: str, generated_index: int | None = None) -> dict[str, Any]:
+    """The diagnostic of a pair with nothing to diff: identical calls, or calls whose every
+    argument is acceptable and expected (``generated_index``: when positions differ)."""
     return {
         "expected_index": index,
-        "generated_index": index,
+        "generated_index": index if generated_index is None else generated_index,
         "expected_name": name,
         "generated_name": name,
         "matched": True,

@@ -8,7 +8,7 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ._calls import Call
 
@@ -36,6 +36,10 @@ _TYPES = {
 }
 
 
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return type(value) is dict or isinstance(value, Mapping)  # ABC checks are slow
+
+
 def schema_index(tools: Any) -> SchemaIndex:
     """Tool name -> (declared parameter schemas, required names) of OpenAI tool schemas
     (or bare function schemas); ValueError (one line) on a shape it cannot read.
@@ -49,16 +53,20 @@ def schema_index(tools: Any) -> SchemaIndex:
         raise ValueError("schema must be a list of tool schemas or 'row'")
     index: SchemaIndex = {}
     for i, tool in enumerate(tools):
-        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        function = tool.get("function", tool) if _is_mapping(tool) else None
+        if not _is_mapping(function) or type(function.get("name")) is not str:
             raise ValueError(f"schema[{i}] is not a tool schema with a function name")
         params = function.get("parameters") or {}
-        props = params.get("properties") or {} if isinstance(params, Mapping) else None
-        if not isinstance(props, Mapping):
-            raise ValueError(f"schema[{i}] ({function['name']!r}): properties must be an object")
-        required = tuple(str(r) for r in params.get("required") or ())
-        index[function["name"]] = (props, required)
+        props = params.get("properties") or {} if _is_mapping(params) else None
+        if not _is_mapping(props):
+            name = function["name"]
+            raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
+        index[function["name"]] = (props, tuple(map(str, params.get("required") or ())))
     return index
+
+
+def _type_name(value: Any) -> str:
+    return "bool" if isinstance(value, bool) else type(value).__name__
 
 
 def type_problem(value: Any, schema: Any) -> str | None:
@@ -70,14 +78,18 @@ def type_problem(value: Any, schema: Any) -> str | None:
     >>> type_problem([1, "2"], {"type": "array", "items": {"type": "integer"}})
     'item 1: expected integer, got str'
     """
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):
         return None
     declared = schema.get("type")
-    names = declared if isinstance(declared, list) else [declared]
-    checks = [_TYPES[n] for n in names if isinstance(n, str) and n in _TYPES]
-    if checks and not any(check(value) for check in checks):
-        got = "bool" if isinstance(value, bool) else type(value).__name__
-        return f"expected {'/'.join(str(n) for n in names)}, got {got}"
+    if type(declared) is str:  # the common case: one type name
+        check = _TYPES.get(declared)
+        if check is not None and not check(value):
+            return f"expected {declared}, got {_type_name(value)}"
+    else:
+        names = declared if isinstance(declared, list) else [declared]
+        checks = [_TYPES[n] for n in names if isinstance(n, str) and n in _TYPES]
+        if checks and not any(check(value) for check in checks):
+            return f"expected {'/'.join(str(n) for n in names)}, got {_type_name(value)}"
     items = schema.get("items")
     if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
         for i, item in enumerate(value):
@@ -103,7 +115,7 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
         return f"tool {call.name!r} is not declared"
     props, required = declared
     args = call.args
-    if not isinstance(args, Mapping):
+    if type(args) is not dict and not isinstance(args, Mapping):
         return f"arguments are a {type(args).__name__}, not an object"
     for name in required:
         if name not in args:

@@ -28,6 +28,7 @@ from ._compare import (
     max_matching,
     values_equal,
 )
+from ._memo import Memo
 from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
@@ -44,6 +45,13 @@ __all__ = [
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
+# Prepared once per ground truth (scored again for each epoch and reward).
+_EXPECTED = Memo()
+
+
+def _prepare_expected(expected: Any) -> tuple[list[Call], list[str]]:
+    notes: list[str] = []
+    return expected_calls(collect_calls(expected, notes, "expected"), {}), notes
 
 
 def _ground_truth_calls(ground_truth: Any, notes: list[str]) -> list[Call] | str:
@@ -180,7 +188,11 @@ def tool_call_match(
     index = schema_rules(schema)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
-    exp = expected_calls(collect_calls(expected, notes, "expected"), values)
+    if values:  # acceptable values from arg_overrides: this configuration's own expected calls
+        exp = expected_calls(collect_calls(expected, notes, "expected"), values)
+    else:
+        exp, expected_notes = _EXPECTED(expected, _prepare_expected)
+        notes += expected_notes
     ok = [
         [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
         for g in gen
@@ -209,7 +221,11 @@ def tool_call_match(
     calls: list[dict[str, Any]] = []
     for j, e in enumerate(exp):
         if j in gen_of:
-            calls.append(diagnose(j, e, gen_of[j], gen[gen_of[j]], True, numeric))
+            i = gen_of[j]
+            if args == "exact" and e.name not in per_tool:  # paired: every argument fits
+                calls.append(equal_pair(j, e.name, i))
+            else:
+                calls.append(diagnose(j, e, i, gen[i], True, numeric))
             continue
         # Diagnostics only: compare with the closest unpaired call of that name.
         options = [

@@ -217,3 +217,10 @@ def test_a_parameter_with_no_acceptable_value_never_passes() -> None:
         0.0,
         "simple_function_checker:missing_optional",
     )
+
+
+def test_a_ground_truth_changed_in_place_is_read_again() -> None:
+    truth = {"tool_calls": [call(base={"$any": [10]})]}
+    assert bfcl_verdict([call(base=12)], truth, META).score == 0.0
+    truth["tool_calls"][0]["arguments"]["base"]["$any"].append(12)
+    assert bfcl_verdict([call(base=12)], truth, META).score == 1.0

@@ -81,3 +81,9 @@ def test_bad_schemas_are_refused_up_front() -> None:
         parse_reward_specs([{"tool_call_match": {"schema": [{"type": "function"}]}}])
     with pytest.raises(ValueError, match="needs the row's tools"):
         tool_call_match([], [], schema="row")
+
+
+def test_parameters_that_are_not_an_object_are_a_schema_error() -> None:
+    tools = [{"type": "function", "function": {"name": "f", "parameters": ["x"]}}]
+    with pytest.raises(ValueError, match=r"schema\[0\] \('f'\): parameters.properties"):
+        tool_call_match([], [], schema=tools)

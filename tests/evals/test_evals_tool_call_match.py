@@ -217,3 +217,25 @@ def test_strict_partial_credit_uses_order_preserving_alignment() -> None:
 def test_failure_reason_points_at_the_failing_side() -> None:
     assert "was not expected" in tool_call_match([A1, B], [A1], order="subset").reason
     assert "was not made" in tool_call_match([A1], [A1, B], order="superset").reason
+
+
+def test_a_ground_truth_changed_in_place_is_read_again() -> None:
+    # Prepared ground truth is remembered per object; an edit in place must not be
+    # answered from the old preparation (identity alone would be stale here).
+    truth = {"tool_calls": [{"name": "A", "arguments": {"x": {"$any": [1, 2]}}}]}
+    made = [{"name": "A", "arguments": {"x": 3}}]
+    assert tool_call_match(made, truth).score == 0.0
+    truth["tool_calls"][0]["arguments"]["x"]["$any"].append(3)
+    assert tool_call_match(made, truth).score == 1.0
+    truth["tool_calls"].append({"name": "B", "arguments": {}})
+    assert tool_call_match(made, truth).details.expected_count == 2
+
+
+def test_paired_calls_report_full_agreement_without_a_second_comparison() -> None:
+    exp = [{"name": "A", "arguments": {"x": {"$any": [1, 2]}, "y": {"$optional": 5}}}]
+    result = tool_call_match([{"name": "A", "arguments": {"x": 2}}], exp, order="unordered")
+    (d,) = result.details.calls
+    assert (d.matched, d.arg_agreement, d.missing_args, d.mismatched_args) == (True, 1.0, [], [])
+    # under a looser rule, the pair's differences are still spelled out
+    loose = tool_call_match([{"name": "A", "arguments": {"x": 2, "z": 1}}], exp, args="ignore")
+    assert loose.details.calls[0].extra_args == ["z"]
