@@ -45,8 +45,9 @@ __all__ = [
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
-# Prepared once per ground truth (scored again for each epoch and reward).
+# Prepared once per ground truth and tool list (scored again for each epoch and reward).
 _EXPECTED = Memo()
+_SCHEMAS = Memo()
 
 
 def _prepare_expected(expected: Any) -> tuple[list[Call], list[str]]:
@@ -185,7 +186,7 @@ def tool_call_match(
     check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
     default_rule, per_tool, values = rules(args, numeric, arg_overrides)
-    index = schema_rules(schema)
+    index = _SCHEMAS(schema, schema_rules)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
     if values:  # acceptable values from arg_overrides: this configuration's own expected calls
@@ -193,14 +194,14 @@ def tool_call_match(
     else:
         exp, expected_notes = _EXPECTED(expected, _prepare_expected)
         notes += expected_notes
+    # a call breaking its schema pairs with nothing
+    broken = [None] * len(gen) if index is None else [schema_problem(g, index) for g in gen]
     ok = [
         [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
-        for g in gen
+        if problem is None
+        else [False] * len(exp)
+        for g, problem in zip(gen, broken, strict=True)
     ]
-    broken: list[str | None] = []
-    if index is not None:  # a call breaking its schema pairs with nothing
-        broken = [schema_problem(g, index) for g in gen]
-        ok = [row if b is None else [False] * len(exp) for row, b in zip(ok, broken, strict=True)]
 
     if order == "strict":
         pairs = align_in_order(ok)
