@@ -7,7 +7,6 @@ same machine load; the best time of each is reported in µs per case.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import platform
@@ -44,8 +43,7 @@ def speed(
     # probing in verdict_kwargs is the bench's, not bfcl_verdict's.
     bound = [verdict_kwargs(messages, row) for _case, messages, row in items]
     match = [(messages, row.get("ground_truth"), row.get("tools")) for _c, messages, row in items]
-    best = dict.fromkeys(("check", "decode", "verdict", "verdict_cold", "match", "match_cold"),
-                         float("inf"))  # fmt: skip
+    best = dict.fromkeys(("check", "decode", "verdict", "match"), float("inf"))
     for _ in range(trials):  # alternating: BFCL's process, then ours, so both see the same load
         proc = subprocess.run(
             [str(BFCL_PYTHON), str(WORKER), "--mode", mode, "--time", "2", str(path)],
@@ -56,17 +54,10 @@ def speed(
         timed = json.loads(proc.stdout)
         best["check"] = min(best["check"], *timed["check_s"])
         best["decode"] = min(best["decode"], *timed["decode_check_s"])
-        # Cold: every ground truth a new object (a copy made before timing), so nothing
-        # prepared earlier is reused; warm: the same objects again, as when a row is scored
-        # for several epochs or rewards.
-        fresh = [{**kwargs, "ground_truth": copy.deepcopy(kwargs["ground_truth"])}
-                 for kwargs in bound]  # fmt: skip
-        best["verdict_cold"] = min(best["verdict_cold"], _time_verdict(fresh))
+        # Nothing is remembered between calls, so a second pass is no warmer than the first.
         for _ in range(2):  # as many timings per trial as BFCL's worker (--time 2)
             best["verdict"] = min(best["verdict"], _time_verdict(bound))
-        fresh_match = [(m, copy.deepcopy(truth), tools) for m, truth, tools in match]
-        best["match_cold"] = min(best["match_cold"], _time_match(fresh_match))
-        best["match"] = min(best["match"], _time_match(match))
+            best["match"] = min(best["match"], _time_match(match))
     n = len(items)
     us = {key: value / n * 1e6 for key, value in best.items()}
     bfcl_us, bfcl_decode_us = us["check"], us["decode"]
@@ -76,11 +67,9 @@ def speed(
         "bfcl_check_us_per_case": bfcl_us,
         "bfcl_decode_check_us_per_case": bfcl_decode_us,
         "agentloop_us_per_case": us["verdict"],
-        "agentloop_cold_us_per_case": us["verdict_cold"],
         "ratio_agentloop_over_bfcl_check": us["verdict"] / bfcl_us,
         "ratio_agentloop_over_bfcl_decode_check": us["verdict"] / bfcl_decode_us,
         "tool_call_match_us_per_case": us["match"],
-        "tool_call_match_cold_us_per_case": us["match_cold"],
         "machine": machine(),
     }
     print(f"\nspeed on {n} canonical cases, best of {trials} alternating trials, {mode} mode")
@@ -89,10 +78,8 @@ def speed(
     print(f"  BFCL decode_ast + ast_checker  : {bfcl_decode_us:8.1f} µs/case")
     print("  agentloop (OpenAI messages in; x ratio to ast_checker alone / to decode + checker)")
     for label, key in (
-        ("bfcl_verdict, ground truth seen before", "verdict"),
-        ("bfcl_verdict, every ground truth new  ", "verdict_cold"),
-        ("tool_call_match(order='unordered', schema=tools), seen before", "match"),
-        ("tool_call_match(order='unordered', schema=tools), new        ", "match_cold"),
+        ("bfcl_verdict                                    ", "verdict"),
+        ("tool_call_match(order='unordered', schema=tools)", "match"),
     ):
         value = us[key]
         print(f"    {label}: {value:8.1f} µs/case "

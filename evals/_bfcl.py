@@ -21,7 +21,6 @@ from ._bfcl_check import Answer, Failure, check_prepared
 from ._calls import Call, collect_calls
 from ._compare import max_matching
 from ._matchers import _matcher_key
-from ._memo import Memo
 from ._results import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
@@ -77,20 +76,18 @@ def bfcl_answer(args: Any) -> dict[str, list[Any]]:
 
 
 Expected = tuple[list[Call], list[Answer]]
-_EXPECTED = Memo()  # a row's ground truth is scored again for each epoch and reward
 
 
-def _read_expected(ground_truth: Any) -> Expected | str:
+def _expected(ground_truth: Any) -> Expected | str:
+    """Expected calls and their BFCL answers, or why BFCL has no rule for them.
+
+    Read on every call: remembering them per ground-truth object was stale after an edit
+    in place, and proving an object unchanged (a kept copy) cost more than it saved."""
     exp = collect_calls(ground_truth, [], "expected")
     try:
         return exp, [Answer(bfcl_answer(e.args)) for e in exp]
     except _Unsupported as exc:
         return str(exc)
-
-
-def _expected(ground_truth: Any) -> Expected | str:
-    """Expected calls and their BFCL answers, or why BFCL has no rule for them."""
-    return _EXPECTED(ground_truth, _read_expected)
 
 
 Docs = tuple[dict[str, Any], Any]  # function docs by name, the first doc (or None)

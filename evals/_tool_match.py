@@ -28,7 +28,6 @@ from ._compare import (
     max_matching,
     values_equal,
 )
-from ._memo import Memo
 from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
@@ -45,14 +44,6 @@ __all__ = [
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
-# Prepared once per ground truth and tool list (scored again for each epoch and reward).
-_EXPECTED = Memo()
-_SCHEMAS = Memo()
-
-
-def _prepare_expected(expected: Any) -> tuple[list[Call], list[str]]:
-    notes: list[str] = []
-    return expected_calls(collect_calls(expected, notes, "expected"), {}), notes
 
 
 def _ground_truth_calls(ground_truth: Any, notes: list[str]) -> list[Call] | str:
@@ -186,14 +177,10 @@ def tool_call_match(
     check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
     default_rule, per_tool, values = rules(args, numeric, arg_overrides)
-    index = _SCHEMAS(schema, schema_rules)
+    index = schema_rules(schema)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
-    if values:  # acceptable values from arg_overrides: this configuration's own expected calls
-        exp = expected_calls(collect_calls(expected, notes, "expected"), values)
-    else:
-        exp, expected_notes = _EXPECTED(expected, _prepare_expected)
-        notes += expected_notes
+    exp = expected_calls(collect_calls(expected, notes, "expected"), values)
     # a call breaking its schema pairs with nothing
     broken = [None] * len(gen) if index is None else [schema_problem(g, index) for g in gen]
     ok = [
