@@ -4,13 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench test-live clean bfcl-agreement .venv-bfcl
+.PHONY: demo test lint bench test-live clean bfcl-agreement .venv-bfcl browser bfcl-multi-turn
 
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>); --no-deps: its dependencies pull torch.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
+	$(PY) -m pip install -q --disable-pip-version-check 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
 	touch $(STAMP)
 
 # The embedded local model: llama-cpp-python builds from source the first time (~6 min).
@@ -22,7 +23,17 @@ $(LOCAL_STAMP): pyproject.toml $(STAMP)
 demo: $(LOCAL_STAMP)
 	$(PY) -m agentloop.cli demo
 
-test: $(STAMP)
+# tests/browser drive Debian's chromium: installed with apt when missing and apt is usable
+# (as root, or with passwordless sudo); otherwise those tests skip, saying why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { command -v apt-get >/dev/null 2>&1 && \
+	    sudo=$$([ "$$(id -u)" = 0 ] || echo "sudo -n") && \
+	    $$sudo apt-get update -qq >/dev/null 2>&1 && \
+	    $$sudo apt-get install -y -qq chromium >/dev/null 2>&1; } || \
+	  echo "note: chromium could not be installed: the browser tests will skip"
+
+test: $(STAMP) browser
 	$(PY) -m pytest -W error -q -m "not live"
 
 test-live: $(LOCAL_STAMP)
@@ -45,6 +56,8 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py
 	$(PY) bench/harness_bench.py
+	$(PY) bench/ray_bench.py
+	$(PY) bench/view_bench.py
 	$(PY) bench/bfcl_agreement.py --speed-only --speed 5
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
@@ -61,15 +74,22 @@ $(BFCL_STAMP):
 	  'google-genai>=1.52.0' 'tree_sitter==0.21.3' 'tree-sitter-java==0.21.0' \
 	  'tree-sitter-javascript==0.21.4' overrides 'tenacity>=8.5.0' boto3 'writer-sdk>=2.1.0' \
 	  'datamodel-code-generator==0.25.7' 'filelock==3.20.0' 'python-dotenv>=1.0.1' tqdm requests \
-	  'pydantic>=2.8.2' tiktoken json5 soundfile dashscope pillow
+	  'pydantic>=2.8.2' tiktoken json5 soundfile dashscope pillow 'mpmath==1.3.0' pandas
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps qwen-agent
 	.venv-bfcl/bin/python -c 'from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker'
+	.venv-bfcl/bin/python -c 'from bfcl_eval.eval_checker import eval_runner'
 	touch $(BFCL_STAMP)
 
 .venv-bfcl: $(BFCL_STAMP)
 
 bfcl-agreement: $(STAMP) $(BFCL_STAMP)
 	$(PY) bench/bfcl_agreement.py --speed 3
+	$(PY) bench/bfcl_multi_turn_agreement.py
+
+# BFCL multi-turn through `agentloop run`: a scripted model replaying the ground truth passes
+# all 200 entries of each multi-turn category; without the last call of each entry, none.
+bfcl-multi-turn: $(STAMP)
+	$(PY) bench/bfcl_multi_turn_scripted.py
 
 clean:
-	rm -rf $(VENV) .venv-bench .venv-bfcl runs .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench .venv-bfcl runs .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -9,6 +9,7 @@ from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._compare import ARG_MODES, values_equal
 from ._deprecated import composite_function_call_reward, llm_judge_reward, schema_jaccard_reward
+from ._env import env_response_match, env_state_match, first_difference
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -71,7 +72,10 @@ __all__ = [
     "check_matchers",
     "compile_matchers",
     "composite_function_call_reward",
+    "env_response_match",
+    "env_state_match",
     "exact_tool_match_reward",
+    "first_difference",
     "llm_judge_reward",
     "match_function_call",
     "matches",

@@ -4,7 +4,9 @@ parameters, and its return value made a :class:`RewardResult`.
 A reward's parameters named after an input receive it: ``final_answer`` (the last
 assistant text), ``trajectory`` (what the caller scored: a Trajectory or a message
 list), ``messages`` (OpenAI-format dicts), ``ground_truth``, ``answer``, ``metadata``
-(``{}`` when none) and ``row`` (the dataset row as a dict, when the caller has one).
+(``{}`` when none), ``row`` (the dataset row as a dict, when the caller has one) and
+``environment`` (a stateful environment's states and results per turn, agent's and
+expected, when the caller ran one: see ``evals._env``).
 Every other parameter is set by the config (the required ones must be).
 """
 
@@ -20,7 +22,16 @@ from ._results import RewardResult
 
 __all__ = ["INPUTS", "Inputs", "Signature", "as_result", "read_signature"]
 
-INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "answer", "metadata", "row")
+INPUTS = (
+    "final_answer",
+    "trajectory",
+    "messages",
+    "ground_truth",
+    "answer",
+    "metadata",
+    "row",
+    "environment",
+)
 
 
 class Signature(NamedTuple):

@@ -3,7 +3,7 @@
 Every reward, built-in, registered or resolved from elsewhere (agentloop resolves
 ``module:name`` paths), is called the same way (``_inputs``): the parameters named
 after an input (``final_answer``, ``trajectory``, ``messages``, ``ground_truth``,
-``answer``, ``metadata``, ``row``) receive it, the others come from the config. It
+``answer``, ``metadata``, ``row``, ``environment``) receive it, the others come from the config. It
 returns a :class:`RewardResult`, or a number or bool in [0, 1] (the score). Built-ins:
 QA rewards score the trajectory's ``final_answer`` against ``answer``; tool-call
 rewards compare ``ground_truth`` with every tool call the trajectory made, in
@@ -210,12 +210,14 @@ def score_sample(
     answer: Any = None,
     metadata: Mapping[str, Any] | None = None,
     row: Mapping[str, Any] | None = None,
+    environment: Mapping[str, Any] | None = None,
 ) -> SampleScore:
     """Apply configured rewards to one sample.
 
     ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
-    (a string or a list of acceptable ones) for QA rewards. ``metadata`` and ``row``:
-    the sample's metadata and dataset row, for rewards that ask for them. ``rewards``:
+    (a string or a list of acceptable ones) for QA rewards. ``metadata``, ``row`` and
+    ``environment``: the sample's metadata, dataset row and environment states and
+    results (``evals._env``), for rewards that ask for them. ``rewards``:
     specs, raw or from :func:`parse_reward_specs`. A reward's exception propagates; so
     does a return value that is not a result or a number in [0, 1].
 
@@ -241,6 +243,7 @@ def score_sample(
         answer=answer,
         metadata={} if metadata is None else metadata,
         row=row,
+        environment=environment,
     )
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}

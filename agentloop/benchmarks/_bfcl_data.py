@@ -1,4 +1,5 @@
-"""BFCL's single-turn categories read from its own package, as agentloop dataset rows.
+"""BFCL's categories read from its own package, as agentloop dataset rows (single-turn
+here, multi-turn through ``_bfcl_multi``).
 
 The data comes from ``bfcl-eval`` (``bfcl_eval/data/BFCL_v4_<category>.json`` and
 ``possible_answer/``; JSON Lines despite the name), installed with ``pip install
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks._bfcl_convert import bfcl_row
+from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -52,6 +54,7 @@ BFCL_CATEGORIES = (
     "live_irrelevance",
     "live_relevance",
 )
+"""The single-turn categories; ``MULTI_TURN_CATEGORIES`` are the others agentloop reads."""
 NO_CALL_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
 """Categories without a possible-answer file: the expected calls are ``[]``."""
 
@@ -63,8 +66,8 @@ def bfcl_category(dataset: str) -> str | None:
 
 def check_bfcl_category(category: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown category."""
-    if category not in BFCL_CATEGORIES:
-        known = ", ".join(BFCL_CATEGORIES)
+    if category not in BFCL_CATEGORIES and category not in MULTI_TURN_CATEGORIES:
+        known = ", ".join(BFCL_CATEGORIES + MULTI_TURN_CATEGORIES)
         raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")
 
 
@@ -107,7 +110,7 @@ def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dic
     check_bfcl_category(category)
     directory = bfcl_data_dir(data_dir)
     name = f"BFCL_v4_{category}.json"
-    answers: dict[str, list[dict[str, Any]]] = {}
+    answers: dict[str, list[Any]] = {}  # multi-turn: per turn, a list of call strings
     if category not in NO_CALL_CATEGORIES:
         answers = {
             str(a["id"]): a.get("ground_truth") or []
@@ -119,7 +122,10 @@ def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dic
             answer = answers.get(str(entry["id"]))
             if answer is None:
                 raise DatasetError(f"{directory / name}: no possible answer for {entry['id']!r}")
-        yield bfcl_row(entry, category, answer)
+        if category in MULTI_TURN_CATEGORIES:
+            yield bfcl_multi_turn_row(entry, category, answer or [])
+        else:
+            yield bfcl_row(entry, category, answer)
 
 
 def bfcl_lines(category: str, data_dir: str | Path | None = None) -> Iterator[str]:

@@ -10,8 +10,10 @@ A category's accuracy is the fraction of its results whose ``bfcl_verdict`` scor
   weighted by their row counts;
 - Irrelevance: unweighted mean of irrelevance and live_irrelevance;
 - Relevance: live_relevance (shown, but not part of BFCL's overall);
-- Overall: BFCL weighs Non-Live 10, Live 10, Irrelevance 10 (and multi-turn 30, agentic
-  40, which agentloop does not run): over these three, their unweighted mean.
+- Multi-Turn: unweighted mean of multi_turn_base, _miss_func, _miss_param, _long_context,
+  scored by ``bfcl_multi_turn_verdict`` (shown when one of them ran);
+- Overall: BFCL weighs Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30 (and agentic
+  40, which agentloop does not run): the weighted mean over the groups that ran.
 
 BFCL shows a group with a category not run as N/A and counts the category as 0; here a
 group is computed over the categories present and marked partial.
@@ -26,11 +28,13 @@ from typing import Any
 
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks._bfcl_data import BFCL_CATEGORIES
+from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES
 from agentloop.errors import AgentloopError
 
 __all__ = ["BfclSummary", "CategoryScore", "GroupScore", "format_bfcl_summary", "summarize_bfcl"]
 
 VERDICT = "bfcl_verdict"
+MULTI_TURN_VERDICT = "agentloop.benchmarks:bfcl_multi_turn_verdict"
 
 # (group, member categories, weighted by rows?)
 _GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
@@ -42,8 +46,11 @@ _GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ),
     ("Irrelevance", ("irrelevance", "live_irrelevance"), False),
     ("Relevance", ("live_relevance",), False),
+    ("Multi-Turn", MULTI_TURN_CATEGORIES, False),
 )
-_OVERALL = ("Non-Live AST", "Live AST", "Irrelevance")
+_ALL = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES
+# group -> BFCL's weight in the overall
+_OVERALL = {"Non-Live AST": 10, "Live AST": 10, "Irrelevance": 10, "Multi-Turn": 30}
 
 
 @dataclass
@@ -97,7 +104,7 @@ def _category_of(record: dict[str, Any]) -> str | None:
         return category
     # an edited export may have lost its metadata: BFCL ids start with the category
     sample_id = str(record.get("id"))
-    found = [c for c in BFCL_CATEGORIES if sample_id.startswith(f"{c}_")]
+    found = [c for c in _ALL if sample_id.startswith(f"{c}_")]
     return max(found, key=len) if found else None
 
 
@@ -112,7 +119,8 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
                 continue
             score = scores.setdefault(category, CategoryScore(category))
             score.total += 1
-            verdict = (record.get("scores") or {}).get(VERDICT)
+            key = MULTI_TURN_VERDICT if category in MULTI_TURN_CATEGORIES else VERDICT
+            verdict = (record.get("scores") or {}).get(key)
             if record.get("status") == "error":
                 score.errored += 1
             elif not isinstance(verdict, dict) or verdict.get("score") is None:
@@ -151,11 +159,16 @@ def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
     if not scores:
         raise AgentloopError("no BFCL results in " + ", ".join(str(p) for p in paths))
     groups = [_group(name, members, weighted, scores) for name, members, weighted in _GROUPS]
+    # single-turn runs alone read as before: Multi-Turn shows once one of its categories ran
+    groups = [g for g in groups if g.name != "Multi-Turn" or g.accuracy is not None]
     counted = [g for g in groups if g.name in _OVERALL and g.accuracy is not None]
     lacking = [g.name for g in groups if g.name in _OVERALL and g.accuracy is None]
     lacking += [c for g in counted for c in g.missing]
-    overall = sum(g.accuracy or 0.0 for g in counted) / len(counted) if counted else None
-    order = {c: i for i, c in enumerate(BFCL_CATEGORIES)}
+    weights = sum(_OVERALL[g.name] for g in counted)
+    overall = (
+        sum((g.accuracy or 0.0) * _OVERALL[g.name] for g in counted) / weights if counted else None
+    )
+    order = {c: i for i, c in enumerate(_ALL)}
     ordered = dict(sorted(scores.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
     for s in ordered.values():
         if s.unscored:

@@ -1,4 +1,4 @@
-"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl.
+"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show.
 
 Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
 bad config, model setting or dataset, or a run directory another process is writing
@@ -54,6 +54,9 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "limit": args.limit,
         "epochs": args.epochs,
         "concurrency": args.concurrency,
+        "executor": args.executor,
+        "ray_address": args.ray_address,
+        "ray_workers": args.ray_workers,
         "output_dir": args.output_dir,
         "model_options.replay_tools": args.replay_tools,
         "preflight": args.preflight,
@@ -186,6 +189,24 @@ def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_view(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._view import write_report
+
+    if len(args.run_dirs) > 2:
+        raise UsageError("agentloop view: give one RUN_DIR, or two to compare (A B)")
+    run_dirs = [_run_dir(text) for text in args.run_dirs]
+    outcome = write_report(run_dirs, Path(args.out) if args.out else None, open_it=args.open)
+    _say(out, f"report: {outcome.path} ({outcome.samples} samples, {outcome.bytes:,} bytes)")
+    return EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._show import print_sample
+
+    print_sample(_run_dir(args.run_dir), args.sample_id, args.epoch, out)
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "score": _cmd_score,
@@ -193,6 +214,8 @@ _COMMANDS = {
     "compare": _cmd_compare,
     "demo": _cmd_demo,
     "bfcl": _cmd_bfcl,
+    "view": _cmd_view,
+    "show": _cmd_show,
 }
 
 

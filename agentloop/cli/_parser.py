@@ -60,6 +60,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=_positive, help="run only the first N samples")
     run.add_argument("--epochs", type=_positive, help="runs per sample")
     run.add_argument("--concurrency", type=_positive, help="samples run at once")
+    run.add_argument(
+        "--executor", choices=["local", "ray"], help="where samples run (default: local)"
+    )
+    run.add_argument("--ray-address", metavar="ADDR", help="with --executor ray: the cluster")
+    run.add_argument(
+        "--ray-workers", type=_positive, metavar="N", help="with --executor ray: actors to start"
+    )
     run.add_argument("--output-dir", help="where run directories are created")
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
     run.add_argument(
@@ -128,7 +135,19 @@ def _build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the comparison as JSON (no tables)"
     )
     _add_bfcl(sub)
+    _add_view(sub)
     return parser
+
+
+def _add_view(sub: argparse._SubParsersAction[_Parser]) -> None:
+    view = sub.add_parser("view", help="write a run's HTML report (two runs: their comparison)")
+    view.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="one run, or A and B")
+    view.add_argument("--out", metavar="FILE", help="the HTML file (default: RUN_DIR/report.html)")
+    view.add_argument("--open", action="store_true", help="open the report in a browser")
+    show = sub.add_parser("show", help="print one sample's trajectory and scores")
+    show.add_argument("run_dir", metavar="RUN_DIR")
+    show.add_argument("sample_id", metavar="SAMPLE_ID")
+    show.add_argument("--epoch", type=_positive, help="which epoch (default: the first)")
 
 
 def _add_bfcl(sub: argparse._SubParsersAction[_Parser]) -> None:

@@ -27,6 +27,7 @@ from agentloop.engine._loop import (
     MessagesInput,
     ToolExecution,
     ToolsInput,
+    Turn,
     run_agent,
     run_agent_sync,
     split_tools,
@@ -59,6 +60,7 @@ from agentloop.engine._trajectory import (
     ToolCallRecord,
     ToolCallStatus,
     Trajectory,
+    TurnRecord,
     message_to_openai,
 )
 
@@ -80,6 +82,8 @@ __all__ = [
     "ToolExecutor",
     "ToolsInput",
     "Trajectory",
+    "Turn",
+    "TurnRecord",
     "as_tools",
     "call_with_retry",
     "format_content_tool_calls",

@@ -17,6 +17,7 @@ __all__ = [
     "ToolCallRecord",
     "ToolCallStatus",
     "Trajectory",
+    "TurnRecord",
     "message_to_openai",
 ]
 
@@ -93,6 +94,21 @@ class StepRecord(BaseModel):
     """The requested calls, in request order."""
 
 
+class TurnRecord(BaseModel):
+    """Where one turn of a conversation starts in the record, and how it ended."""
+
+    message_start: int
+    """Index in ``Trajectory.messages`` of the turn's first message (0 for turn 1)."""
+    step_start: int
+    """Index in ``Trajectory.steps`` of the turn's first model call."""
+    stop_reason: StopReason
+    """Why the turn stopped (see ``Trajectory.stop_reason``)."""
+    tools_added: list[str] = Field(default_factory=list)
+    """Tools bound from this turn on that earlier turns did not have."""
+    state: Any = None
+    """The environment's snapshot after the turn (None without one)."""
+
+
 class Trajectory(BaseModel):
     """Everything one run did; serializes to JSON and back unchanged.
 
@@ -124,6 +140,8 @@ class Trajectory(BaseModel):
     """Wall time of the whole run."""
     model: dict[str, Any] = Field(default_factory=dict)
     """Model name and parameters where known; never credentials."""
+    turns: list[TurnRecord] = Field(default_factory=list)
+    """Turn boundaries of a multi-turn run (empty for a plain one-turn run)."""
 
     @classmethod
     def build(
@@ -135,6 +153,7 @@ class Trajectory(BaseModel):
         error: str | None = None,
         wall_time_s: float = 0.0,
         model: dict[str, Any] | None = None,
+        turns: list[TurnRecord] | None = None,
     ) -> Trajectory:
         """Assemble a trajectory, deriving the totals from the steps."""
         statuses: Counter[str] = Counter()
@@ -157,6 +176,7 @@ class Trajectory(BaseModel):
             usage=usage,
             wall_time_s=wall_time_s,
             model=model or {},
+            turns=turns or [],
         )
 
     @field_serializer("messages")
@@ -176,6 +196,25 @@ class Trajectory(BaseModel):
     def tool_calls(self) -> list[ToolCallRecord]:
         """All tool calls of all steps, in the order they were requested."""
         return [call for step in self.steps for call in step.tool_calls]
+
+    def turn_bounds(self, turn: int) -> tuple[slice, slice]:
+        """(messages, steps) slices of turn ``turn`` (0-based); a run without turn records
+        is one turn."""
+        if not self.turns:
+            if turn != 0:
+                raise IndexError(f"turn {turn}: this trajectory has one turn")
+            return slice(0, len(self.messages)), slice(0, len(self.steps))
+        here = self.turns[turn]
+        later = self.turns[turn + 1] if turn + 1 < len(self.turns) else None
+        return (
+            slice(here.message_start, later.message_start if later else len(self.messages)),
+            slice(here.step_start, later.step_start if later else len(self.steps)),
+        )
+
+    def turn_tool_calls(self, turn: int) -> list[ToolCallRecord]:
+        """The tool calls of one turn (0-based), in request order."""
+        steps = self.steps[self.turn_bounds(turn)[1]]
+        return [call for step in steps for call in step.tool_calls]
 
     def to_openai_messages(self) -> list[dict[str, Any]]:
         """The conversation as OpenAI chat-format dicts (JSON-string ``arguments``)."""

@@ -9,7 +9,8 @@ configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``
 result files (``_results``), the run directory's header, resume checks and summary
 (``_rundir``), its writer lock (``_lock``), the input files a resume checks
 (``_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
-(``_rescore``) and run comparison (``_compare``).
+(``_rescore``), run comparison (``_compare``) and stateful environments
+(``_environment``; the reward input they feed, ``_environment_run``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ from agentloop.harness._config_loading import (
     validate_config,
 )
 from agentloop.harness._dataset import DatasetScan, LineProblem, iter_samples, scan_dataset
+from agentloop.harness._environment import (
+    Environment,
+    EnvironmentFactory,
+    LiveEnvironment,
+    run_calls,
+)
+from agentloop.harness._environment_run import environment_input, recorded_states
 from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 from agentloop.harness._inputs import (
     changed_inputs,
@@ -108,7 +116,7 @@ from agentloop.harness._stats import (
     failure_reason,
     summarize,
 )
-from agentloop.harness._tools import ToolSet, sample_row
+from agentloop.harness._tools import ToolSet, sample_row, turn_plan
 from agentloop.harness._toolspecs import (
     MCP_INSTALL_HINT,
     FactorySpec,
@@ -131,11 +139,14 @@ __all__ = [
     "ChangedSample",
     "Comparison",
     "DatasetScan",
+    "Environment",
+    "EnvironmentFactory",
     "ErrorExamples",
     "EvalConfig",
     "FactorySpec",
     "LatencyStats",
     "LineProblem",
+    "LiveEnvironment",
     "McpSpec",
     "Mode",
     "PathSpec",
@@ -165,6 +176,7 @@ __all__ = [
     "compare_runs",
     "completed_pairs",
     "encode_result",
+    "environment_input",
     "failure_reason",
     "index_results",
     "iter_results",
@@ -191,6 +203,7 @@ __all__ = [
     "read_json",
     "read_raw_config",
     "recorded_generation_start",
+    "recorded_states",
     "recorded_trajectory",
     "redacted_config",
     "repair_tail",
@@ -198,6 +211,7 @@ __all__ = [
     "rescore_run",
     "resolve_results",
     "resolve_reward",
+    "run_calls",
     "run_eval",
     "run_eval_sync",
     "run_inputs",
@@ -208,6 +222,7 @@ __all__ = [
     "shuffle_key",
     "summarize",
     "tool_import_paths",
+    "turn_plan",
     "utc_now",
     "validate_config",
     "wire_messages",

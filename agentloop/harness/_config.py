@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS
+from agentloop.harness._environment_spec import parse_environment_spec
 from agentloop.harness._toolspecs import parse_tool_spec
 
 __all__ = ["EvalConfig", "RewardSpec"]
@@ -60,6 +61,10 @@ class EvalConfig(BaseModel):
     arguments, ``{factory: ..., args: {...}}`` for a function returning tools (called for
     every sample and epoch) and ``{mcp: {command: ..., args: [...]} | {url: ...}, tools:
     [names]}`` for an MCP server's tools."""
+    environment: str | dict[str, Any] | None = None
+    """A stateful environment per (sample, epoch): ``module:factory`` or ``{factory: ...,
+    args: {...}}``; its tools join ``tools`` and its state reaches the rewards (see
+    ``agentloop.harness._environment``)."""
     dataset: str
     """Path of the JSONL dataset (relative to the working directory), or
     ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package."""
@@ -88,7 +93,8 @@ class EvalConfig(BaseModel):
     ``tool_execution`` decides how the calls run)."""
     tool_execution: Literal["parallel", "sequential"] = "parallel"
     """How one round's calls run: concurrently (results in call order) or one by one
-    in call order (for tools whose calls depend on each other)."""
+    in call order (for tools whose calls depend on each other). Sequential by default
+    when an ``environment`` is configured."""
     parse_content_tool_calls: bool = False
     """Recover tool calls a server left in the reply text."""
     concurrency: int = Field(default=8, ge=1)
@@ -119,6 +125,18 @@ class EvalConfig(BaseModel):
     preflight: bool = True
     """Before the first sample, check with one cheap request that the model's endpoint
     answers (``openai:``); false (or ``--no-preflight``) skips the check."""
+    executor: Literal["local", "ray"] = "local"
+    """Where samples run: ``local`` (an async pool in this process) or ``ray`` (Ray actors,
+    each an async pool of ``concurrency`` samples); this process stays the one writer."""
+    ray_address: str | None = None
+    """With ``executor: ray``: the cluster (``host:port``); unset: ``RAY_ADDRESS``, else
+    a Ray started on this machine (127.0.0.1) for the run."""
+    ray_workers: int | None = Field(default=None, ge=1)
+    """With ``executor: ray``: how many actors; unset: one per CPU of the cluster."""
+    ray_env: list[str] = Field(default_factory=list)
+    """With ``executor: ray``: names of environment variables passed from this process to
+    the workers (API keys, ...); values never enter the run files. Workers also see
+    their nodes' own environment."""
 
     @field_validator("fail_on_error")
     @classmethod
@@ -147,6 +165,22 @@ class EvalConfig(BaseModel):
             raise ValueError("seed: only used with shuffle: true")
         if self.system_prompt is not None and self.mode == "score":
             raise ValueError("system_prompt: score mode scores the rows as recorded; remove it")
+        if self.environment is not None:
+            parse_environment_spec(self.environment)
+            # A stateful environment's calls depend on each other; explicit settings win.
+            if "tool_execution" not in self.model_fields_set:
+                self.tool_execution = "sequential"
+            # Replayed tool results would leave the environment untouched: re-run them.
+            if (self.model or "").startswith("replay:"):
+                self.model_options.setdefault("replay_tools", "live")
+        return self
+
+    @model_validator(mode="after")
+    def _check_ray_fields(self) -> EvalConfig:
+        if self.executor != "ray":
+            used = [f for f in ("ray_address", "ray_workers", "ray_env") if getattr(self, f)]
+            if used:
+                raise ValueError(f"{used[0]}: only used with executor: ray")
         return self
 
     @field_validator("sample_ids", mode="before")

@@ -7,11 +7,22 @@ A line is an object in the format of the tool-calling reference::
      "tools": [{"type": "function", "function": {"name": ..., ...}}],  # optional
      "ground_truth": {"tool_calls": [...]},    # optional, for tool-call rewards
      "answer": "Paris" | ["Paris", "paris"],    # optional, for QA rewards
-     "metadata": {...}}                         # optional, copied to results
+     "metadata": {...},                         # optional, copied to results
+     "turns": [{"messages": [...], "tools": [...]}, ...],  # optional: turns 2..N
+     "environment": {...}}                      # optional: the environment's initial state
+
+A multi-turn row lists its later turns in ``turns``: each turn's ``messages`` (user
+messages, possibly ``[]``) are appended after the previous turn ends, and its ``tools``
+become available from that turn on: a string names a configured or environment tool
+held back until then, a schema adds that tool (implemented when one of that name is
+configured). ``ground_truth`` then holds ``{"turns": [{"tool_calls": [...]}, ...]}``,
+one entry per turn, the first turn's first. ``environment`` is any JSON; the config's
+environment factory reads it from the row (``agentloop.harness._environment``).
 
 Other top-level fields are ignored. The trailing assistant and tool messages after
 the last user or system message are the *recorded generation*: ``mode: score``
-scores them as they are, ``mode: generate`` strips them and asks the model anew.
+scores them as they are, ``mode: generate`` strips them and asks the model anew; the
+same holds for each later turn's messages.
 
 ``scan_dataset`` reads the file once (sha256, every problem, the count of valid rows);
 ``iter_samples`` streams it again for the run, so rows are never all held. A UTF-8 byte

@@ -38,11 +38,24 @@ class Sample:
     ground_truth: dict[str, Any] | None = None
     answer: str | list[str] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    """Turns 2..N: ``{"messages": [...], "tools": [name | schema, ...]}`` each."""
+    environment: Any = None
+    """The row's ``environment`` (initial state or config for the environment factory)."""
 
     @property
     def tool_names(self) -> list[str]:
         """Names of the tools the row declares by schema."""
         return [t["function"]["name"] for t in self.tools]
+
+    @property
+    def later_tool_names(self) -> list[str]:
+        """Names of the tools later turns add (by name or by schema), in turn order."""
+        return [
+            item if isinstance(item, str) else item["function"]["name"]
+            for turn in self.turns
+            for item in turn.get("tools") or []
+        ]
 
 
 def _check_tool_call(call: Any, where: str, problems: list[str]) -> None:
@@ -100,28 +113,64 @@ def _check_messages(row: dict[str, Any], mode: Mode, problems: list[str]) -> Non
         problems.append("messages: no user or system message to send (only a recorded reply)")
 
 
-def _check_tools(tools: Any, problems: list[str]) -> None:
+def _check_tools(
+    tools: Any, problems: list[str], where: str = "tools", names_allowed: bool = False
+) -> None:
     if not isinstance(tools, list):
-        problems.append("'tools' must be a list of function schemas")
+        problems.append(f"'{where}' must be a list of function schemas")
         return
     seen: set[str] = set()
     for i, schema in enumerate(tools):
+        here = f"{where}[{i}]"
+        if names_allowed and isinstance(schema, str):
+            if not schema:
+                problems.append(f"{here}: a tool name must not be empty")
+            elif schema in seen:
+                problems.append(f"{here}: duplicate tool name {schema!r}")
+            seen.add(schema)
+            continue
         function = schema.get("function") if isinstance(schema, dict) else None
         if not isinstance(schema, dict) or schema.get("type", "function") != "function":
-            problems.append(f"tools[{i}]: expected {{'type': 'function', 'function': {{...}}}}")
+            name = "a tool name or " if names_allowed else ""
+            problems.append(f"{here}: expected {name}{{'type': 'function', 'function': {{...}}}}")
         elif not isinstance(function, dict):
-            problems.append(f"tools[{i}]: 'function' must be an object")
+            problems.append(f"{here}: 'function' must be an object")
         elif not isinstance(function.get("name"), str) or not function["name"]:
-            problems.append(f"tools[{i}]: the schema has no function name")
+            problems.append(f"{here}: the schema has no function name")
         elif function["name"] in seen:
-            problems.append(f"tools[{i}]: duplicate tool name {function['name']!r}")
+            problems.append(f"{here}: duplicate tool name {function['name']!r}")
         elif not isinstance(function.get("parameters", {}), dict):
-            problems.append(f"tools[{i}]: function.parameters must be an object")
+            problems.append(f"{here}: function.parameters must be an object")
         else:
             seen.add(function["name"])
 
 
-def _check_expected_calls(calls: list[Any], problems: list[str]) -> None:
+def _check_turns(turns: Any, problems: list[str]) -> None:
+    if not isinstance(turns, list):
+        problems.append('\'turns\' must be a list of {"messages": [...], "tools": [...]}')
+        return
+    for i, turn in enumerate(turns):
+        where = f"turns[{i}]"
+        if not isinstance(turn, dict):
+            problems.append(f"{where}: a turn must be an object")
+            continue
+        if unknown := sorted(set(turn) - {"messages", "tools"}):
+            problems.append(f"{where}: unknown field(s) {unknown}; a turn has messages, tools")
+        messages = turn.get("messages", [])
+        if not isinstance(messages, list):
+            problems.append(f"{where}.messages must be a list")
+        else:
+            for j, message in enumerate(messages):
+                _check_message(message, f"{where}.messages[{j}]", problems)
+        if turn.get("tools") is not None:
+            _check_tools(turn["tools"], problems, f"{where}.tools", names_allowed=True)
+        if not messages and not turn.get("tools"):
+            problems.append(f"{where}: a turn needs messages or tools")
+
+
+def _check_expected_calls(
+    calls: list[Any], problems: list[str], where: str = "ground_truth.tool_calls"
+) -> None:
     """Acceptable-value matchers (``{"$any": [...]}``, ...) in expected arguments."""
     for i, call in enumerate(calls):
         function = call.get("function") if isinstance(call, dict) else None
@@ -134,12 +183,33 @@ def _check_expected_calls(calls: list[Any], problems: list[str]) -> None:
             except ValueError:
                 continue  # a raw string is compared as it is
         if isinstance(arguments, (dict, list)):
-            problems += check_matchers(arguments, f"ground_truth.tool_calls[{i}].arguments")
+            problems += check_matchers(arguments, f"{where}[{i}].arguments")
+
+
+def _check_truth_turns(truth_turns: Any, row: dict[str, Any], problems: list[str]) -> None:
+    turns = row.get("turns")
+    count = len(turns) + 1 if isinstance(turns, list) else 1
+    if not isinstance(truth_turns, list):
+        problems.append('ground_truth.turns must be a list of {"tool_calls": [...]}')
+        return
+    if len(truth_turns) != count:
+        problems.append(
+            f"ground_truth.turns has {len(truth_turns)} entries; the row has "
+            f"{count} turn(s) (messages, then each of turns)"
+        )
+    for k, entry in enumerate(truth_turns):
+        calls = entry.get("tool_calls") if isinstance(entry, dict) else None
+        if not isinstance(calls, list):
+            problems.append(f'ground_truth.turns[{k}]: expected {{"tool_calls": [...]}}')
+        else:
+            _check_expected_calls(calls, problems, f"ground_truth.turns[{k}].tool_calls")
 
 
 def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
     if "tools" in row and row["tools"] is not None:
         _check_tools(row["tools"], problems)
+    if row.get("turns") is not None:
+        _check_turns(row["turns"], problems)
     truth = row.get("ground_truth")
     if truth is not None:
         if not isinstance(truth, dict):
@@ -148,6 +218,8 @@ def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
             problems.append("ground_truth.tool_calls must be a list")
         else:
             _check_expected_calls(truth.get("tool_calls") or [], problems)
+            if "turns" in truth:
+                _check_truth_turns(truth["turns"], row, problems)
     answer = row.get("answer")
     listed = isinstance(answer, list) and all(isinstance(a, str) for a in answer)
     if not (answer is None or isinstance(answer, str) or listed):
@@ -184,6 +256,8 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         ground_truth=row.get("ground_truth"),
         answer=list(answer) if isinstance(answer, list) else answer,
         metadata=row.get("metadata") or {},
+        turns=row.get("turns") or [],
+        environment=row.get("environment"),
     )
 
 

@@ -53,6 +53,7 @@ __all__ = [
 
 RESUMABLE_CHANGES = frozenset(
     {"concurrency", "output_dir", "fail_on_error", "fsync", "preflight"}
+    | {"executor", "ray_address", "ray_workers", "ray_env"}  # where pairs run, not what
 )
 """Config fields a resume may change: they change how the run goes, not what it computes."""
 _VERSIONED = ("agentloop", "langchain-core", "langchain-openai", "pydantic", "anyio")

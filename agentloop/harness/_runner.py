@@ -1,17 +1,17 @@
 """The evaluation runner: a config in, a run directory of streamed results out.
 
 ``run_eval`` validates everything up front (dataset, rewards, tools, model spec),
-creates the run directory (or reopens one to resume), then a fixed pool of
-``concurrency`` workers pulls (sample, epoch) pairs from one stream over the
-selected rows (``agentloop.harness._selection``). Each finished pair is written to
+creates the run directory (or reopens one to resume), then streams (sample, epoch)
+pairs over the selected rows (``agentloop.harness._selection``) to the config's
+executor: a pool of ``concurrency`` tasks here, or Ray workers
+(``agentloop.harness._executor``). Each finished pair is written by this process to
 ``results.jsonl`` at once; the summary is computed from that file at the end. One
 failing sample is recorded as an errored result and never stops the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,14 +20,14 @@ import anyio
 
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._executor import open_executor
 from agentloop.harness._reporting import Reporter, SilentProgress
 from agentloop.harness._results import RESULTS_FILE, ResultWriter
 from agentloop.harness._rows import Sample
 from agentloop.harness._rundir import open_run, write_summary
-from agentloop.harness._sample import Prepared, prepare, run_sample
+from agentloop.harness._sample import Prepared, prepare
 from agentloop.harness._selection import iter_selected
 from agentloop.harness._stats import RunSummary
-from agentloop.models import ModelSource
 
 __all__ = ["RunOutcome", "run_eval", "run_eval_sync"]
 
@@ -58,45 +58,6 @@ def _pairs(p: Prepared, done: set[tuple[str, int]]) -> Iterator[tuple[Sample, in
                 yield sample, epoch
 
 
-class _NoModel(ModelSource):
-    """The model source of ``mode: score``: nothing is generated."""
-
-    def for_sample(self, sample_id: str, epoch: int) -> Any:
-        raise AgentloopError("score mode does not call a model")
-
-
-@asynccontextmanager
-async def _model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
-    if config.mode == "score" or config.model is None:
-        yield _NoModel()
-        return
-    from agentloop.models import open_model
-
-    async with open_model(config.model, config.model_params, config.model_options) as source:
-        yield source
-
-
-async def _execute(
-    p: Prepared,
-    source: ModelSource,
-    pairs: Iterator[tuple[Sample, int]],
-    writer: ResultWriter,
-    reporter: Reporter,
-) -> None:
-    """A fixed pool of workers pulling from one shared stream of pairs."""
-
-    async def worker() -> None:
-        # next() never awaits, so workers can share one plain iterator safely.
-        for sample, epoch in pairs:
-            line, errored = await run_sample(p, source, sample, epoch)
-            writer.write(line)
-            reporter.advance(errored)
-
-    async with anyio.create_task_group() as group:
-        for _ in range(p.config.concurrency):
-            group.start_soon(worker)
-
-
 async def run_eval(
     config: EvalConfig,
     *,
@@ -121,10 +82,8 @@ async def run_eval(
     p = prepare(config, config_path, environ)
     samples = p.selection.count
     resume_dir = Path(resume) if resume is not None else None
-    # The model opens first: a bad spec or option leaves no empty run directory behind.
-    async with p.tools.open(), _model_source(config) as source:  # MCP servers: one session each
-        if config.preflight:
-            await source.preflight()
+    # The executor opens first: a bad model spec, endpoint or worker leaves no run directory.
+    async with open_executor(p, environ) as executor:
         opened = open_run(
             config,
             config_path,
@@ -134,7 +93,7 @@ async def run_eval(
             resume_dir,
             allow_changed=allow_changed,
             retry_errors=retry_errors,
-            base_url=source.endpoint,
+            base_url=executor.endpoint,
         )
         # The run directory stays locked (one writer) until its summary is written.
         with opened as (run_dir, header, done):
@@ -144,8 +103,13 @@ async def run_eval(
             reporter = reporter or SilentProgress()
             reporter.start(total, min(len(done), total))
             with ResultWriter(run_dir / RESULTS_FILE, fsync=config.fsync) as writer:
+
+                def deliver(line: str, errored: bool) -> None:
+                    writer.write(line)
+                    reporter.advance(errored)
+
                 try:
-                    await _execute(p, source, _pairs(p, done), writer, reporter)
+                    await executor.run(_pairs(p, done), deliver)
                 finally:
                     reporter.close()
             summary = write_summary(run_dir, header, p.scrub)

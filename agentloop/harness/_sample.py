@@ -16,15 +16,18 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from agentloop.engine import ContentCallParser, Trajectory, run_agent
+from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._config_loading import check_tool_choice
-from agentloop.harness._dataset import DatasetScan, scan_dataset
+from agentloop.harness._dataset import DatasetScan, iter_samples, scan_dataset
+from agentloop.harness._environment import EnvironmentFactory
+from agentloop.harness._environment_run import environment_input, recorded_states
 from agentloop.harness._prompt import load_system_prompt, with_system_prompt
 from agentloop.harness._results import Scrubber, encode_result, utc_now
 from agentloop.harness._rows import Sample, prompt_messages
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness._selection import Selection, select_rows
-from agentloop.harness._tools import sample_row
+from agentloop.harness._tools import sample_row, turn_plan
 from agentloop.models import ModelSource
 
 __all__ = ["Prepared", "prepare", "run_sample"]
@@ -47,6 +50,8 @@ class Prepared:
     """The config's system prompt, read once (a file's text)."""
     requests: dict[tuple[str, ...], dict[str, Any]] = field(default_factory=dict)
     """Request signatures by tool set (computing tool schemas per sample is wasteful)."""
+    environment: EnvironmentFactory | None = None
+    """The configured environment, made afresh per (sample, epoch)."""
 
 
 def _content_parser(config: EvalConfig) -> ContentCallParser | None:
@@ -69,18 +74,30 @@ def prepare(
     if scan.valid == 0 or not config.skip_invalid:
         scan.raise_if_invalid()
     selection = select_rows(config, scan)  # an id matching no row: said before tools load
+    rewards = RewardPlan.from_config(config)
+    if config.environment is None and (asking := rewards.asking_for("environment")):
+        raise ConfigError(
+            f"rewards: {', '.join(asking)} need(s) an environment; none is configured "
+            "(environment: module:factory)"
+        )
     tools = ToolSet.from_config(config)
-    check_tool_choice(config, [*tools.names, *scan.tool_names], config_path or "config")
+    environment = None
+    if config.environment is not None:
+        first = next(iter(iter_samples(config.dataset, config.mode)), None)
+        environment = EnvironmentFactory(config.environment, first)
+    names = [*tools.names, *scan.tool_names, *(environment.names if environment else [])]
+    check_tool_choice(config, names, config_path or "config")
     return Prepared(
         config=config,
         config_path=config_path,
         scan=scan,
-        rewards=RewardPlan.from_config(config),
+        rewards=rewards,
         tools=tools,
         parser=_content_parser(config),
         scrub=Scrubber(environ),
         selection=selection,
         system_prompt=load_system_prompt(config.system_prompt),
+        environment=environment,
     )
 
 
@@ -111,12 +128,24 @@ async def _generate(
         model = source.for_sample(sample.id, epoch)
     except Exception as exc:
         raise _SampleError("model", f"{type(exc).__name__}: {exc}") from exc
-    tools = p.tools.for_sample(sample, epoch)
+    env = p.environment.make(sample, epoch) if p.environment is not None else None
+    tools, turns = turn_plan(sample, p.tools.for_sample(sample, epoch, env.tools if env else ()))
     record["request"] = _request(p, tools)
+    if turns:  # replay checks each turn's tools against these
+        bound: list[Any] = list(tools)
+        record["request"] = dict(record["request"], turn_tools=[])
+        for turn in turns:
+            bound += turn.tools
+            signature = _request(p, bound)
+            record["request"]["turn_tools"].append(
+                {"tools": signature["tools"], "tools_sha256": signature["tools_sha256"]}
+            )
     trajectory = await run_agent(
         model,
         tools,
         with_system_prompt(prompt_messages(sample.messages), p.system_prompt),
+        turns=turns,
+        snapshot=env.snapshot if env is not None else None,
         max_rounds=cfg.max_rounds,
         single_turn=record["single_turn"],
         tool_timeout=cfg.tool_timeout,
@@ -139,7 +168,12 @@ async def run_sample(
 ) -> tuple[str, bool]:
     """Run, score and encode one (sample, epoch); every failure becomes an error line."""
     started, started_at = time.perf_counter(), utc_now()
-    single = p.tools.single_turn(sample)
+    env_names = p.environment.names if p.environment is not None else []
+    single = (
+        p.tools.single_turn(sample)
+        and not sample.turns
+        and not any(n in env_names for n in sample.tool_names)
+    )
     record: dict[str, Any] = {
         "id": sample.id,
         "epoch": epoch,
@@ -155,14 +189,19 @@ async def run_sample(
     try:
         if p.config.mode == "score":
             trajectory = recorded_trajectory(sample, p.parser)
+            if p.environment is not None:
+                await recorded_states(p, sample, epoch, trajectory)
         else:
             trajectory = await _generate(p, source, sample, epoch, record)
         if trajectory.stop_reason == "error":
             raise _SampleError("model", trajectory.error or "model error")
         try:
+            environment = None
+            if p.environment is not None and p.rewards.asking_for("environment"):
+                environment = await environment_input(p, sample, epoch, trajectory)
             outcome = p.rewards.score(
                 trajectory, sample.ground_truth, sample.answer,
-                metadata=sample.metadata, row=sample_row(sample),
+                metadata=sample.metadata, row=sample_row(sample), environment=environment,
             )  # fmt: skip
         except Exception as exc:
             raise _SampleError("reward", f"{type(exc).__name__}: {exc}") from exc

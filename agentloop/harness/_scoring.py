@@ -19,6 +19,7 @@ from agentloop.engine import (
     ToolCallRecord,
     ToolCallStatus,
     Trajectory,
+    TurnRecord,
 )
 from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
@@ -41,32 +42,55 @@ def recorded_trajectory(
     ``parse_content`` (the run's ``parse_content_tool_calls``), a reply without native
     calls has the ``<tool_call>`` blocks of its text recorded as calls (``recovered``),
     answered in order by the tool messages that follow it. The messages stay as recorded.
+    A multi-turn row's turns follow the first, each with its recorded replies (the
+    trailing assistant and tool messages of its ``messages``) and a turn record.
     """
-    messages = list(convert_to_messages(wire_messages(sample.messages)))
+    segments = [sample.messages, *(turn.get("messages") or [] for turn in sample.turns)]
+    messages = list(convert_to_messages(wire_messages([m for seg in segments for m in seg])))
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-    steps = []
-    for index in range(recorded_generation_start(sample.messages), len(messages)):
-        message = messages[index]
-        if not isinstance(message, AIMessage):
-            continue
-        calls = [
-            (c["id"] or f"call_{index}_{i}", c["name"], c["args"])  # wire ids make `or` moot
-            for i, c in enumerate(message.tool_calls)
-        ]
-        recovered = False
-        if parse_content is not None and not calls and not message.invalid_tool_calls:
-            calls = _calls_in_text(messages, index, parse_content)
-            recovered = bool(calls)
-        records = [
-            ToolCallRecord(
-                id=call_id, name=name, args=args, status=_status(results.get(call_id)),
-                recovered=recovered,
-            )
-            for call_id, name, args in calls
-        ]  # fmt: skip
-        steps.append(StepRecord(latency_s=0.0, tool_calls=records))
-    pending = bool(steps) and any(c.status == "not_run" for c in steps[-1].tool_calls)
-    return Trajectory.build(messages, steps, "tool_calls" if pending else "final")
+    steps: list[StepRecord] = []
+    turns: list[TurnRecord] = []
+    offset = 0
+    for segment in segments:
+        turn = TurnRecord(message_start=offset, step_start=len(steps), stop_reason="final")
+        for index in range(offset + recorded_generation_start(segment), offset + len(segment)):
+            if isinstance(messages[index], AIMessage):
+                steps.append(_recorded_step(messages, index, results, parse_content))
+        if len(steps) > turn.step_start and any(
+            c.status == "not_run" for c in steps[-1].tool_calls
+        ):
+            turn.stop_reason = "tool_calls"
+        turns.append(turn)
+        offset += len(segment)
+    return Trajectory.build(
+        messages, steps, turns[-1].stop_reason, turns=turns if sample.turns else None
+    )
+
+
+def _recorded_step(
+    messages: list[BaseMessage],
+    index: int,
+    results: dict[str, ToolMessage],
+    parse_content: ContentCallParser | None,
+) -> StepRecord:
+    message = messages[index]
+    assert isinstance(message, AIMessage)
+    calls = [
+        (c["id"] or f"call_{index}_{i}", c["name"], c["args"])  # wire ids make `or` moot
+        for i, c in enumerate(message.tool_calls)
+    ]
+    recovered = False
+    if parse_content is not None and not calls and not message.invalid_tool_calls:
+        calls = _calls_in_text(messages, index, parse_content)
+        recovered = bool(calls)
+    records = [
+        ToolCallRecord(
+            id=call_id, name=name, args=args, status=_status(results.get(call_id)),
+            recovered=recovered,
+        )
+        for call_id, name, args in calls
+    ]  # fmt: skip
+    return StepRecord(latency_s=0.0, tool_calls=records)
 
 
 def _status(result: ToolMessage | None) -> ToolCallStatus:
@@ -129,6 +153,18 @@ class RewardPlan:
     def from_config(cls, config: EvalConfig) -> RewardPlan:
         return cls(config.rewards, config.pass_threshold)
 
+    def asking_for(self, name: str) -> list[str]:
+        """Keys of the configured rewards that ask for the input ``name`` (costly inputs
+        are computed only when one does)."""
+        from evals import registered_rewards
+
+        found = []
+        for spec in self.specs:
+            entry = spec.entry or registered_rewards().get(spec.name)
+            if entry is not None and name in entry.inputs:
+                found.append(spec.key)
+        return found
+
     def score(
         self,
         trajectory: Trajectory,
@@ -137,18 +173,21 @@ class RewardPlan:
         *,
         metadata: Mapping[str, Any] | None = None,
         row: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | None = None,
     ) -> ScoreOutcome:
         """Every reward on one trajectory; raises whatever a reward raises.
 
-        ``metadata`` and ``row`` (the dataset row as a dict) reach rewards that ask for them.
+        ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
+        results, ``agentloop.harness._environment_run``) reach rewards that ask for them.
         """
         from evals import score_sample
 
         if not self.specs:
             return ScoreOutcome({}, {})
         result = score_sample(
-            trajectory, sample_truth, self.specs, answer=answer, metadata=metadata, row=row
-        )
+            trajectory, sample_truth, self.specs, answer=answer, metadata=metadata, row=row,
+            environment=environment,
+        )  # fmt: skip
         scores = {k: r.model_dump(mode="json") for k, r in result.results.items()}
         passed = {
             k: scores[k]["score"] >= threshold

@@ -18,31 +18,36 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from agentloop.engine import as_tools, import_object, one_line, tool_factory
+from agentloop.engine import Turn, as_tools, import_object, one_line, tool_factory
 from agentloop.errors import ToolLoadError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._rows import Sample
+from agentloop.harness._rows import Sample, prompt_messages
 from agentloop.harness._toolspecs import FactorySpec, McpSpec, PathSpec, parse_tool_specs
 
-__all__ = ["ToolSet", "sample_row"]
+__all__ = ["Factory", "ToolSet", "sample_row", "turn_plan"]
 
 _GIVEN = ("row", "sample", "epoch")  # what agentloop passes a factory that asks for it
 
 
 def sample_row(sample: Sample) -> dict[str, Any]:
-    """The dataset row of a sample as a dict (a copy: factories and rewards may change it)."""
-    return copy.deepcopy(
-        {"id": sample.id, "messages": sample.messages, "tools": sample.tools,
-         "ground_truth": sample.ground_truth, "answer": sample.answer,
-         "metadata": sample.metadata}
-    )  # fmt: skip
+    """The dataset row of a sample as a dict (a copy: factories and rewards may change it);
+    ``turns`` and ``environment`` only when the row has them."""
+    row = {"id": sample.id, "messages": sample.messages, "tools": sample.tools,
+           "ground_truth": sample.ground_truth, "answer": sample.answer,
+           "metadata": sample.metadata}  # fmt: skip
+    if sample.turns:
+        row["turns"] = sample.turns
+    if sample.environment is not None:
+        row["environment"] = sample.environment
+    return copy.deepcopy(row)
 
 
-class _Factory:
-    """A function returning tools, checked once; called for every (sample, epoch)."""
+class Factory:
+    """A function returning tools (or an environment), checked once; called for every
+    (sample, epoch)."""
 
-    def __init__(self, spec: FactorySpec) -> None:
-        self.origin = f"factory {spec.factory}"
+    def __init__(self, spec: FactorySpec, kind: str = "factory") -> None:
+        self.origin = f"{kind} {spec.factory}"
         fn = import_object(spec.factory, "factory")
         if isinstance(fn, type) and issubclass(fn, BaseTool):
             raise ToolLoadError(f"{self.origin} is a tool class; use path: with args for it")
@@ -79,6 +84,10 @@ class _Factory:
             raise ToolLoadError(f"{self.origin}: missing argument(s) {missing} (give them in args)")
 
     def make(self, sample: Sample, epoch: int) -> list[BaseTool]:
+        return as_tools(self.call(sample, epoch), self.origin)
+
+    def call(self, sample: Sample, epoch: int) -> Any:
+        """What the function returns for this row and epoch; ToolLoadError when it fails."""
         kwargs = dict(self.args)
         for name in self.wants:
             kwargs[name] = epoch if name == "epoch" else sample_row(sample)
@@ -92,7 +101,7 @@ class _Factory:
             if inspect.iscoroutine(made):
                 made.close()  # never awaited: say so once, not as a RuntimeWarning
             raise ToolLoadError(f"{self.origin} is async; a factory is a plain function")
-        return as_tools(made, self.origin)
+        return made
 
 
 def _unique(names: list[str]) -> None:
@@ -139,7 +148,7 @@ class ToolSet:
                 names.append(make().name)
                 self._sources.append((names[-1], _one(make)))
             elif isinstance(spec, FactorySpec):
-                factory = _Factory(spec)
+                factory = Factory(spec)
                 if first_row is not None:
                     names.extend(t.name for t in factory.make(first_row, 1))
                 self._sources.append((None, factory.make))
@@ -197,21 +206,54 @@ class ToolSet:
         """True when the row declares tools by schema and none has an implementation."""
         return bool(sample.tools) and not any(n in self._names for n in sample.tool_names)
 
-    def for_sample(self, sample: Sample, epoch: int) -> list[BaseTool | dict[str, Any]]:
+    def for_sample(
+        self, sample: Sample, epoch: int, extra: Sequence[BaseTool] = ()
+    ) -> list[BaseTool | dict[str, Any]]:
         """What to bind: the row's schemas (implementations where configured), else all.
 
-        Factories are called with this row and epoch; ``ToolLoadError`` when one fails
-        or the tools' names are not unique.
+        Factories are called with this row and epoch; ``extra`` (an environment's tools)
+        count as configured. ``ToolLoadError`` when one fails or names are not unique.
         """
-        wanted = set(sample.tool_names)
+        wanted = (set(sample.tool_names) | set(sample.later_tool_names)) if sample.tools else set()
         tools = [
             tool
             for name, source in self._sources
             if not wanted or name is None or name in wanted
             for tool in source(sample, epoch)
         ]
+        tools += extra
         _unique([t.name for t in tools])
         if not sample.tools:
             return list(tools)
         by_name = {t.name: t for t in tools}
-        return [by_name.get(schema["function"]["name"], schema) for schema in sample.tools]
+        listed = [by_name.get(schema["function"]["name"], schema) for schema in sample.tools]
+        later = [by_name[n] for n in sample.later_tool_names if n in by_name]
+        return listed + [t for t in later if t.name not in sample.tool_names]
+
+
+def _name(tool: BaseTool | dict[str, Any]) -> str:
+    return tool.name if isinstance(tool, BaseTool) else str(tool["function"]["name"])
+
+
+def turn_plan(
+    sample: Sample, tools: list[BaseTool | dict[str, Any]]
+) -> tuple[list[BaseTool | dict[str, Any]], list[Turn]]:
+    """The first turn's tools and the later turns of a row: a tool a later turn names is
+    held back until that turn; a schema a turn adds is bound with its implementation
+    when one is configured. ``ToolLoadError`` for a name nothing provides."""
+    by_name = {_name(t): t for t in tools}
+    held = set(sample.later_tool_names)
+    turns = []
+    for k, turn in enumerate(sample.turns):
+        added: list[BaseTool | dict[str, Any]] = []
+        for item in turn.get("tools") or []:
+            if isinstance(item, dict):
+                added.append(by_name.get(item["function"]["name"], item))
+            elif item in by_name:
+                added.append(by_name[item])
+            else:
+                known = ", ".join(sorted(by_name)) or "none"
+                raise ToolLoadError(f"turns[{k}].tools: no tool named {item!r} (tools: {known})")
+        messages = prompt_messages(turn.get("messages") or [])
+        turns.append(Turn(messages=messages, tools=added))
+    return [t for t in tools if _name(t) not in held], turns

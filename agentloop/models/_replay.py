@@ -8,6 +8,9 @@ line carries a ``request`` signature, see :func:`request_signature`). Any differ
 or a request past the end of the recording, raises ``ReplayMismatchError`` naming the
 sample, the model call and what differs; the replay never improvises.
 
+A multi-turn recording is checked turn by turn: each later turn's messages and the tools
+it binds (``turn_tools`` in the signature) must be the recorded ones.
+
 Recorded retries and model errors are replayed too (retries without waiting), so a
 replayed run's results equal the original's apart from timings.
 
@@ -111,13 +114,14 @@ class ReplayChatModel(BaseChatModel):
         if rec is None:
             raise self._mismatch(k, "no recording for this sample and epoch")
         if rec.request is not None:
+            expected = _turn_request(rec, k)
             actual = request_signature(
                 kwargs.get("tools") or [],
                 kwargs.get("tool_choice"),
                 kwargs.get("parallel_tool_calls", True),
                 self._params,
             )
-            differs = signature_difference(rec.request, actual)
+            differs = signature_difference(expected, actual)
             if differs:
                 raise self._mismatch(k, differs)
         if k >= len(rec.prompts):
@@ -152,6 +156,14 @@ class ReplayChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:  # fmt: skip
         return self._next(messages, kwargs)
+
+
+def _turn_request(rec: Recording, call_index: int) -> dict[str, Any]:
+    """The recorded request signature of a model call: a later turn binds its own tools."""
+    assert rec.request is not None
+    later = rec.request.get("turn_tools") or []
+    turn = sum(1 for t in rec.trajectory.turns[1:] if t.step_start <= call_index)
+    return {**rec.request, **later[turn - 1]} if 0 < turn <= len(later) else rec.request
 
 
 class ReplaySource(ModelSource):

@@ -319,3 +319,17 @@ def test_tool_modules_are_found_by_import_path() -> None:
     config = EvalConfig(model="openai:x", dataset="d", tools=["tools.calculator:calculator"])
     (entry,) = run_inputs(config).values()
     assert entry["file"] == str(ROOT / "tools" / "calculator.py")
+
+
+def test_a_ray_run_may_be_finished_by_a_local_resume(tmp_path: Path) -> None:
+    # Where pairs run (executor, cluster, workers) is not what they compute: a run started
+    # on a cluster that is gone may be resumed here. Its run.json is edited to say so.
+    config = add_setup(tmp_path, n=1)
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    header_file = run_dir / "run.json"
+    header = json.loads(header_file.read_text())
+    header["config"].update(executor="ray", ray_address="10.0.0.9:6379", ray_workers=4)
+    header_file.write_text(json.dumps(header))
+    assert main(["run", str(config), "--resume", str(run_dir)]) == 0
+    assert json.loads(header_file.read_text())["config"]["executor"] == "local"

@@ -1,0 +1,109 @@
+"""``agentloop view``: a run (or two runs compared) as one self-contained HTML file.
+
+The page is a Jinja2 template with its stylesheet and scripts inlined; the data goes in
+as JSON inside ``<script type="application/json">`` blocks, escaped by Jinja's
+``tojson`` (``<``, ``>``, ``&`` and ``'`` become ``\\uXXXX``), so no model output can
+close the block, and the scripts only ever put data on the page as text. A
+Content-Security-Policy with a per-file nonce forbids every network request and any
+script but the report's own.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import webbrowser
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import markupsafe
+
+from agentloop import __version__
+from agentloop.cli._view_data import Report, load_comparison, load_run
+from agentloop.harness import Scrubber
+
+__all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
+
+TEMPLATES = Path(__file__).with_name("templates")
+_SCRIPTS = ["base.js", "table.js", "sample.js", "report.js", "compare.js", "app.js"]
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    # Compact and unsorted: reward columns keep the run's order; the file stays small.
+    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
+    return env
+
+
+def _source(names: list[str], closing: str) -> markupsafe.Markup:
+    """Stylesheet or script files, inlined as they are (not read as templates)."""
+    text = "\n".join((TEMPLATES / name).read_text(encoding="utf-8") for name in names)
+    if closing in text.lower():  # would end the element early: a bug in the sources
+        raise ValueError(f"{closing} in {', '.join(names)}")
+    return markupsafe.Markup(text)
+
+
+def render_report(report: Report, title: str) -> str:
+    """The HTML page of report data (from ``load_run`` or ``load_comparison``)."""
+    scrub = Scrubber()
+    if scrub.secrets:  # results are masked when written; a report made elsewhere is too
+        report = scrub.obj(report)
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        page=report["page"],
+        details=report["details"],
+        title=title,
+        version=__version__,
+        nonce=secrets.token_urlsafe(18),
+        style=_source(["report.css"], "</style"),
+        script=_source(_SCRIPTS, "</script"),
+    )
+
+
+def default_report_path(run_dirs: list[Path]) -> Path:
+    """``RUN_DIR/report.html``; for a comparison ``RUN_B/compare-<name of A>.html``."""
+    if len(run_dirs) == 1:
+        return run_dirs[0] / "report.html"
+    return run_dirs[1] / f"compare-{run_dirs[0].resolve().name}.html"
+
+
+@dataclass(frozen=True)
+class ViewOutcome:
+    """What ``write_report`` wrote."""
+
+    path: Path
+    samples: int
+    bytes: int
+    seconds: float
+    """Time to read the run(s) and render the page."""
+
+
+def write_report(
+    run_dirs: list[Path], out: Path | None = None, *, open_it: bool = False
+) -> ViewOutcome:
+    """Write the report of one run, or of two runs compared, and optionally open it."""
+    if len(run_dirs) not in (1, 2):
+        raise ValueError(f"a report shows one run or compares two, not {len(run_dirs)}")
+    started = time.perf_counter()
+    if len(run_dirs) == 1:
+        report = load_run(run_dirs[0])
+        title = f"agentloop: {report['page']['header']['name']}"
+    else:
+        report = load_comparison(run_dirs[0], run_dirs[1])
+        names = [h["name"] for h in report["page"]["headers"]]
+        title = f"agentloop: {names[0]} vs {names[1]}"
+    html = render_report(report, title)
+    target = out or default_report_path(run_dirs)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = html.encode("utf-8")
+    target.write_bytes(data)
+    elapsed = time.perf_counter() - started
+    if open_it:
+        webbrowser.open(target.resolve().as_uri())
+    return ViewOutcome(target, len(report["details"]), len(data), elapsed)

@@ -1,0 +1,91 @@
+// Helpers. Data (model output included) only ever reaches the page as text nodes:
+// nothing here builds HTML from strings.
+
+const page = JSON.parse(document.getElementById("page").textContent);
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = String(value);
+    else if (key === "class") node.className = value;
+    else if (key === "hidden") node.hidden = true;
+    else node.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function fmt(value, digits = 3) {
+  if (value === null || value === undefined) return "-";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(digits);
+  return String(value);
+}
+
+function pretty(value) {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+function counts(mapping) {
+  const items = Object.entries(mapping || {});
+  return items.length ? items.map(([k, v]) => `${k}: ${v}`).join(", ") : "-";
+}
+
+function badge(text, kind) {
+  return el("span", { class: `badge ${kind || text}`, text });
+}
+
+function kv(pairs) {
+  const list = el("dl", { class: "kv" });
+  for (const [key, value] of pairs) {
+    if (value === undefined) continue;
+    list.append(el("dt", { text: key }), el("dd", {}, value instanceof Node ? value : fmt(value)));
+  }
+  return list;
+}
+
+// Long text is folded: its first lines stay visible, the rest opens on a click.
+const FOLD_CHARS = 600;
+const FOLD_LINES = 12;
+
+function folded(text, cls, scale = 1) {
+  text = text === null || text === undefined ? "" : String(text);
+  const lines = text.split("\n");
+  if (text.length <= FOLD_CHARS * scale && lines.length <= FOLD_LINES * scale) {
+    return el("pre", { class: cls || "text" }, text);
+  }
+  const head = lines.slice(0, 4).join("\n").slice(0, 240);
+  return el("details", { class: "fold" },
+    el("summary", {}, `${head}… (${text.length} characters, ${lines.length} lines)`),
+    el("pre", { class: cls || "text" }, text));
+}
+
+function sampleHref(id, epoch) {
+  const params = new URLSearchParams({ sample: id });
+  if (epoch && epoch !== 1) params.set("epoch", String(epoch));
+  return "#" + params.toString();
+}
+
+function scoreClass(score) {
+  if (score === 1) return "num score-1";
+  if (score === 0) return "num score-0";
+  return "num";
+}
+
+function parsedGroundTruth(truth) {
+  // Expected calls carry their arguments as JSON text: shown parsed, as the calls are.
+  if (!truth || !Array.isArray(truth.tool_calls)) return truth;
+  const calls = truth.tool_calls.map((call) => {
+    const fn = (call && call.function) || {};
+    if (typeof fn.arguments !== "string") return call;
+    try {
+      return { ...call, function: { ...fn, arguments: JSON.parse(fn.arguments) } };
+    } catch (error) {
+      return call;
+    }
+  });
+  return { ...truth, tool_calls: calls };
+}

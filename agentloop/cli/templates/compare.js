@@ -1,0 +1,83 @@
+// Two runs compared: reward deltas, the samples whose verdict changed first, and a
+// sample's two trajectories side by side.
+
+const CHANGE = ["", "score changed", "verdict changed"];
+
+function deltaTable(comparison) {
+  const table = el("table", { class: "stats deltas" },
+    el("tr", {}, ["reward", "A", "B", "B − A"].map((h) => el("th", { text: h }))));
+  for (const d of comparison.rewards) {
+    const cls = d.delta > 0 ? "up" : d.delta < 0 ? "down" : null;
+    table.append(el("tr", {}, el("td", { class: "mono", text: d.reward }),
+      el("td", {}, stat(`delta:${d.reward}:a`, d.a)), el("td", {}, stat(`delta:${d.reward}:b`, d.b)),
+      el("td", { class: cls }, stat(`delta:${d.reward}:delta`, d.delta === null ? null : d.delta,
+        3))));
+  }
+  const ea = comparison.summary_a.errored;
+  const eb = comparison.summary_b.errored;
+  table.append(el("tr", {}, el("td", { text: "errored" }), el("td", { text: ea }), el("td", { text: eb }),
+    el("td", { text: `${eb - ea >= 0 ? "+" : ""}${eb - ea}` })));
+  return table;
+}
+
+function pairScores(i) {
+  const [, , , a, b] = rows[i];
+  return rewards.map((_, n) => (b ? b[4][n] : a ? a[4][n] : null));
+}
+
+function compareColumns() {
+  const status = (r) => (r ? r[2] : "absent");
+  const cols = [
+    { label: "id", width: "minmax(14rem, 3fr)", value: (i) => rows[i][0], cell: (i) => rows[i][0], cls: () => "mono" },
+  ];
+  if (rows.some((r) => r[1] !== 1)) cols.push({ label: "epoch", width: "4rem", value: (i) => rows[i][1], cell: (i) => rows[i][1], cls: () => "num" });
+  cols.push(
+    { label: "change", width: "9rem", value: (i) => -rows[i][2], cell: (i) => CHANGE[rows[i][2]] || "-", cls: (i) => `change-${rows[i][2]}` },
+    { label: "status A → B", width: "9rem", value: (i) => `${status(rows[i][3])} ${status(rows[i][4])}`,
+      cell: (i) => `${status(rows[i][3])} → ${status(rows[i][4])}` });
+  rewards.forEach((key, n) => {
+    const score = (r) => (r ? r[4][n] : null);
+    cols.push({ label: key, title: `${key}: A → B (sorted by B − A)`, width: "minmax(8rem, 1fr)",
+      value: (i) => { const a = score(rows[i][3]); const b = score(rows[i][4]);
+        return a === null || b === null || a === undefined || b === undefined ? null : b - a; },
+      cell: (i) => `${fmt(score(rows[i][3]))} → ${fmt(score(rows[i][4]))}`,
+      cls: (i) => { const a = score(rows[i][3]); const b = score(rows[i][4]);
+        return b > a ? "num up" : b < a ? "num down" : "num"; } });
+  });
+  return cols;
+}
+
+function buildCompare() {
+  const [ha, hb] = page.headers;
+  const comparison = page.comparison;
+  listView.append(el("div", { class: "side-by-side" }, runHeader(ha, "A"), runHeader(hb, "B")));
+  const panel = el("div", { class: "panel", id: "summary" }, el("h2", { text: "B measured against A" }), deltaTable(comparison));
+  for (const warning of comparison.warnings) panel.append(el("div", { class: "error-box", text: `warning: ${warning}` }));
+  panel.append(el("p", { class: "muted" },
+    `${page.changed} changed score(s); results only in A: ${comparison.only_in_a}, only in B: ${comparison.only_in_b}`));
+  listView.append(panel);
+  const ui = controls(rewards, ["verdict changed", "score changed", "unchanged"]);
+  ui.reward.value = "";
+  table = virtualTable(compareColumns(), rows.length, (i) => sampleHref(rows[i][0], rows[i][1]),
+    (shown) => { ui.count.textContent = `${shown.length} of ${rows.length} samples`; });
+  const wanted = { "verdict changed": 2, "score changed": 1, unchanged: 0 };
+  wire(ui, () => {
+    const needle = ui.text.value.trim().toLowerCase();
+    const change = ui.status.value === "" ? null : wanted[ui.status.value];
+    const inRange = rangeTest(ui, pairScores);
+    const text = (r) => (r ? r[11] : "");
+    return (i) => (change === null || rows[i][2] === change) &&
+      (!needle || text(rows[i][3]).includes(needle) || text(rows[i][4]).includes(needle)) && inRange(i);
+  });
+  listView.append(el("div", { class: "panel" }, el("h2", { text: "Samples (verdict changes first)" }), ui.bar, table.node));
+}
+
+function compareSample(pair) {
+  const column = (detail, label) => el("div", { class: "side", "data-side": label },
+    el("h2", { text: `${label}: ${page.headers[label === "A" ? 0 : 1].name}` }),
+    detail ? el("div", {}, el("div", { class: "panel" }, conversation(detail)), scoresPanel(detail), infoPanel(detail))
+      : el("p", { class: "muted", text: "no result for this sample in this run" }));
+  const any = pair[1] || pair[0];
+  return el("div", {}, el("div", { class: "side-by-side" }, column(pair[0], "A"), column(pair[1], "B")),
+    expectedPanel(any));
+}

@@ -1,0 +1,175 @@
+"""One turn's round loop: call the model, run the calls it asks for, until it answers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool
+from langchain_core.tools import tool as as_tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from agentloop.engine._dispatch import PendingCall, ToolDispatcher
+from agentloop.engine._executor import ExecutorFactory, ToolExecutor
+from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
+from agentloop.engine._retry import RetryPolicy, call_with_retry
+from agentloop.engine._trajectory import StepRecord, StopReason, TokenUsage, ToolCallRecord
+
+__all__ = ["RoundLoop", "ToolBinding", "ToolsInput", "split_tools"]
+
+ToolsInput = Sequence[BaseTool | Callable[..., Any] | dict[str, Any]]
+
+
+def split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
+    """Executable tools, and everything to bind (schema-only dicts are bound, never run)."""
+    runnable: list[BaseTool] = []
+    bindable: list[Any] = []
+    for item in tools:
+        if isinstance(item, BaseTool):
+            runnable.append(item)
+            bindable.append(item)
+        elif isinstance(item, dict):
+            bindable.append(item)
+        elif callable(item):
+            wrapped = as_tool(item)
+            runnable.append(wrapped)
+            bindable.append(wrapped)
+        else:
+            raise TypeError(f"not a tool: {item!r} (expected a BaseTool, a function or a schema)")
+    return runnable, bindable
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    name: str = convert_to_openai_tool(schema)["function"]["name"]
+    return name
+
+
+def _usage(message: AIMessage) -> TokenUsage | None:
+    meta = message.usage_metadata
+    if not meta:
+        return None
+    return TokenUsage(
+        input_tokens=meta.get("input_tokens", 0),
+        output_tokens=meta.get("output_tokens", 0),
+        total_tokens=meta.get("total_tokens", 0),
+    )
+
+
+def _not_run(calls: Sequence[PendingCall]) -> list[ToolCallRecord]:
+    """Records of calls a single-turn evaluation keeps without running them."""
+    return [
+        ToolCallRecord(
+            id=c.id,
+            original_id=c.original_id,
+            name=c.name,
+            args=c.args,
+            raw_args=c.raw_args,
+            status="not_run",
+            recovered=c.recovered,
+        )
+        for c in calls
+    ]
+
+
+class ToolBinding:
+    """The model bound to one set of tools, and what executes calls to them."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        tools: ToolsInput,
+        *,
+        tool_timeout: float | None,
+        max_tool_output_chars: int | None,
+        tool_executor: ExecutorFactory | None,
+        tool_choice: str | dict[str, Any] | None,
+        parallel_tool_calls: bool,
+    ) -> None:
+        runnable, bindable = split_tools(tools)
+        self.names = [_schema_name(b) if isinstance(b, dict) else b.name for b in bindable]
+        dispatcher = ToolDispatcher(
+            runnable,
+            timeout=tool_timeout,
+            max_output_chars=max_tool_output_chars,
+            schema_only=[_schema_name(b) for b in bindable if isinstance(b, dict)],
+        )
+        self.executor: ToolExecutor = (
+            dispatcher if tool_executor is None else tool_executor(dispatcher)
+        )
+        self.bound: Any = model
+        if bindable:
+            bind_kwargs: dict[str, Any] = {}
+            if tool_choice is not None:
+                bind_kwargs["tool_choice"] = tool_choice
+            if not parallel_tool_calls:
+                bind_kwargs["parallel_tool_calls"] = False
+            self.bound = model.bind_tools(bindable, **bind_kwargs)
+
+
+class RoundLoop:
+    """The round loop of one conversation; ``run`` plays one turn on the shared history."""
+
+    def __init__(
+        self,
+        history: list[BaseMessage],
+        *,
+        max_rounds: int,
+        single_turn: bool,
+        parallel: bool,
+        retry: RetryPolicy,
+        parse_content: ContentCallParser | None,
+        raise_on_error: bool,
+    ) -> None:
+        self.history = history
+        self.steps: list[StepRecord] = []
+        self.ids = CallIds(history)
+        self.max_rounds = max_rounds
+        self.single_turn = single_turn
+        self.parallel = parallel
+        self.policy = retry
+        self.parse_content = parse_content
+        self.raise_on_error = raise_on_error
+
+    async def run(self, binding: ToolBinding) -> tuple[StopReason, str | None]:
+        history, steps, rounds = self.history, self.steps, 0
+        while True:
+            retries = 0
+
+            def count_retry(attempt: int, _exc: BaseException, _delay: float) -> None:
+                nonlocal retries
+                retries = attempt
+
+            call_started = time.perf_counter()
+            try:
+                reply = await call_with_retry(
+                    lambda: binding.bound.ainvoke(history), self.policy, count_retry
+                )
+            except Exception as exc:
+                if self.raise_on_error:
+                    raise
+                latency = time.perf_counter() - call_started
+                steps.append(StepRecord(latency_s=latency, retries=retries))
+                return "error", f"{type(exc).__name__}: {exc}"
+            latency = time.perf_counter() - call_started
+            if not isinstance(reply, AIMessage):
+                reply = AIMessage(content=getattr(reply, "content", str(reply)))
+            reply, calls = pending_calls(reply, self.ids, len(steps), self.parse_content)
+            history.append(reply)
+            step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries)
+            steps.append(step)
+            if not calls:
+                return "final", None
+            if self.single_turn:
+                step.tool_calls = _not_run(calls)
+                return "tool_calls", None
+            executor = binding.executor
+            if rounds >= self.max_rounds:
+                tool_messages, step.tool_calls = executor.refuse(calls, self.max_rounds)
+                history.extend(tool_messages)
+                return "max_rounds", None
+            tool_messages, step.tool_calls = await executor.run(calls, parallel=self.parallel)
+            rounds += 1
+            history.extend(tool_messages)

@@ -1,0 +1,124 @@
+"""Where (sample, epoch) pairs run: the runner's executor seam.
+
+``open_executor`` opens what a run needs before its run directory exists, so a bad
+model spec, an endpoint that does not answer or a worker that cannot load a tool
+leaves no run directory behind. ``Executor.run`` then takes a stream of pairs and
+hands each encoded result line to ``deliver``; the runner stays the one writer.
+
+- ``local``: the tools' sessions and the model source open in this process, and a
+  fixed pool of ``concurrency`` tasks pulls from the stream.
+- ``ray`` (``_executor_ray``, imported only then): Ray actors prepare the same on
+  their side and each runs up to ``concurrency`` pairs at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import anyio
+
+from agentloop.errors import AgentloopError
+from agentloop.harness._config import EvalConfig
+from agentloop.harness._rows import Sample
+from agentloop.harness._sample import Prepared, run_sample
+from agentloop.models import ModelSource
+
+__all__ = ["EXECUTORS", "Deliver", "Executor", "LocalPool", "open_executor", "open_model_source"]
+
+EXECUTORS = ("local", "ray")
+
+Deliver = Callable[[str, bool], None]
+"""Receives each finished pair's encoded results line and whether it errored."""
+
+
+class Executor(Protocol):
+    """Runs a stream of pairs; opened by ``open_executor``."""
+
+    endpoint: str | None
+    """The model's endpoint (without credentials), recorded in run.json."""
+
+    async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None: ...
+
+
+class _NoModel(ModelSource):
+    """The model source of ``mode: score``: nothing is generated."""
+
+    def for_sample(self, sample_id: str, epoch: int) -> Any:
+        raise AgentloopError("score mode does not call a model")
+
+
+@asynccontextmanager
+async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
+    """The config's model source, open for the block (none in score mode)."""
+    if config.mode == "score" or config.model is None:
+        yield _NoModel()
+        return
+    from agentloop.models import open_model
+
+    async with open_model(config.model, config.model_params, config.model_options) as source:
+        yield source
+
+
+class LocalPool:
+    """A fixed pool of ``concurrency`` tasks in this process, pulling from one stream."""
+
+    def __init__(self, p: Prepared, source: ModelSource) -> None:
+        self.p = p
+        self.source = source
+        self.endpoint = source.endpoint
+
+    async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None:
+        async def worker() -> None:
+            # next() never awaits, so workers can share one plain iterator safely.
+            for sample, epoch in pairs:
+                deliver(*await run_sample(self.p, self.source, sample, epoch))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(self.p.config.concurrency):
+                group.start_soon(worker)
+
+
+def _ray_loopback_defaults(config: EvalConfig) -> None:
+    """For a Ray on this machine: without this flag (read when ray is imported), Ray
+    swaps 127.0.0.1 for the machine's address and its servers listen on every interface."""
+    address = config.ray_address or os.environ.get("RAY_ADDRESS")
+    host = (address or "127.0.0.1").removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+    if host == "localhost" or (_is_ip(host) and ipaddress.ip_address(host).is_loopback):
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if address is None:  # a Ray started for this run reports no usage statistics
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+@asynccontextmanager
+async def open_executor(
+    p: Prepared, environ: Mapping[str, str] | None = None
+) -> AsyncIterator[Executor]:
+    """The config's executor, open for the block; ``environ`` is where ``ray_env``
+    values come from (default: this process's environment)."""
+    name = p.config.executor
+    if name == "ray":
+        _ray_loopback_defaults(p.config)
+        from agentloop.harness._executor_ray import open_ray_executor
+
+        async with open_ray_executor(p, environ) as executor:
+            yield executor
+        return
+    if name != "local":  # a config built without validation
+        raise AgentloopError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
+    # MCP servers: one session each, for the whole run.
+    async with p.tools.open(), open_model_source(p.config) as source:
+        if p.config.preflight:
+            await source.preflight()
+        yield LocalPool(p, source)
