@@ -102,7 +102,12 @@ def write_report(
     target = out or default_report_path(run_dirs)
     target.parent.mkdir(parents=True, exist_ok=True)
     data = html.encode("utf-8")
-    target.write_bytes(data)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        partial.write_bytes(data)
+        partial.replace(target)  # a reader never sees half a report, nor does a failure leave one
+    finally:
+        partial.unlink(missing_ok=True)
     elapsed = time.perf_counter() - started
     if open_it:
         webbrowser.open(target.resolve().as_uri())

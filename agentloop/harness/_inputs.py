@@ -1,9 +1,10 @@
 """Files besides the config and the dataset that decide a run's results, by sha256.
 
 ``run.json`` records them under ``inputs`` (name -> ``{"file", "sha256"}``): the source
-file of each configured tool's module, and the file a ``scripted:`` or ``replay:`` model
-reads. A resume compares them, so changed tool code or a changed script cannot mix
-old and new results silently. The weights of ``local:`` models are not hashed (gigabytes).
+file of each configured tool's module and of the environment factory's, and the file a
+``scripted:`` or ``replay:`` model reads. A resume compares them, so changed tool code
+or a changed script cannot mix old and new results silently. The weights of ``local:``
+models are not hashed (gigabytes).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from agentloop._records import RESULTS_FILE
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._environment_spec import parse_environment_spec
 from agentloop.harness._toolspecs import tool_import_paths
 
 __all__ = ["changed_inputs", "run_inputs"]
@@ -67,6 +69,9 @@ def run_inputs(config: EvalConfig) -> dict[str, dict[str, Any]]:
     found: dict[str, Path | None] = {
         f"tool {spec}": _tool_file(spec) for spec in tool_import_paths(config.tools)
     }  # an MCP server's code is not hashed: agentloop does not know which files it runs
+    if config.environment is not None:
+        factory = parse_environment_spec(config.environment).factory
+        found[f"environment {factory}"] = _tool_file(factory)
     model = _model_file(config)
     if model is not None:
         found[model[0]] = model[1]

@@ -157,3 +157,21 @@ def test_open_hands_the_file_to_the_browser(
     out = tmp_path / "r.html"
     assert main(["view", str(runs[0]), "--out", str(out), "--open"]) == 0
     assert opened == [out.resolve().as_uri()]
+
+
+def test_a_failed_write_leaves_the_previous_report_whole(
+    runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "r.html"
+    out.write_text("the previous report")
+    real_write = Path.write_bytes
+
+    def half_then_fail(self: Path, data: bytes) -> int:  # a disk that fills up mid-write
+        real_write(self, data[: len(data) // 2])
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", half_then_fail)
+    with pytest.raises(OSError):
+        write_report([runs[0]], out)
+    assert out.read_text() == "the previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]

@@ -216,3 +216,23 @@ def test_the_shipped_bank_example_scores_as_the_readme_says(
     }  # fmt: skip
     readme = (ROOT / "README.md").read_text()
     assert "turn 2: accounts.carol differs: expected 55, got 90" in readme
+
+
+def test_a_resume_refuses_an_environment_whose_code_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bank = tmp_path / "my_bank.py"
+    bank.write_text((ROOT / "tools" / "bank.py").read_text(encoding="utf-8"), encoding="utf-8")
+    factory = f"{bank}:make_bank"
+    config = setup(tmp_path, [bank_row(0)], environment=factory)
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["inputs"][f"environment {factory}"]["file"] == str(bank)
+    bank.write_text(bank.read_text().replace("must be positive", "must be > 0"))
+    capsys.readouterr()
+    assert main(["run", "--resume", str(run_dir)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentloop: error: cannot resume {run_dir}: changed since the run started: "
+        f"environment {factory} (add --allow-changed to resume anyway)\n"
+    )
