@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from ._bfcl_check import Answer, Failure, check_prepared
 from ._calls import Call, collect_calls
 from ._compare import max_matching
-from ._matchers import _matcher_key
+from ._matcher_rules import matcher_key
 from ._results import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
@@ -36,7 +36,7 @@ class _Unsupported(ValueError):
 def _options(value: Any, top: bool = True) -> list[Any]:
     """A parameter's ground truth as BFCL's list of acceptable values; ``top``: a
     parameter's (whose dict answers hold lists again), else a dict member's (plain)."""
-    key = _matcher_key(value)
+    key = matcher_key(value)
     if key is None:
         return [_answer(value) if top else value]
     if key == "$any":
@@ -49,7 +49,7 @@ def _options(value: Any, top: bool = True) -> list[Any]:
 
 
 def _plain(value: Any) -> Any:
-    return value["$literal"] if _matcher_key(value) == "$literal" else value
+    return value["$literal"] if matcher_key(value) == "$literal" else value
 
 
 def _answer(value: Any) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._matchers import bfcl_normalize as _norm
+from ._matcher_rules import bfcl_normalize as _norm
 
 __all__ = ["Answer", "Failure", "check_call", "check_prepared"]
 
