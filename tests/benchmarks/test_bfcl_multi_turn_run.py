@@ -73,6 +73,8 @@ def test_a_scripted_run_passes_with_the_ground_truth_only(drop_last: bool, tmp_p
         assert "touch" in held["request"]["turn_tools"][0]["tools"]
     summary = summarize_bfcl([outcome.run_dir])
     assert summary.categories[category].accuracy == (0.0 if drop_last else 1.0)
+    # the config's pass_threshold gives the verdict a pass rate in the run's own summary
+    assert outcome.summary.rewards[MULTI_TURN_VERDICT].pass_rate == (0.0 if drop_last else 1.0)
     # re-scoring: a results line keeps no environment; the verdict finds the BFCL row
     rescored, _ = rescore_run(outcome.run_dir, [MULTI_TURN_VERDICT])
     again = {
