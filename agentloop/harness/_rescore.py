@@ -102,6 +102,12 @@ def rescore_run(
         raise AgentloopError(f"{run_dir}: the run has no rewards; pass --rewards")
     thresholds = config.get("pass_threshold") or {}
     plan = RewardPlan(specs, thresholds)
+    if asking := plan.asking_for("environment"):  # before any file is created
+        raise AgentloopError(
+            f"{run_dir}: {', '.join(asking)} need(s) the environment input (ground-truth calls "
+            "run in a fresh environment), which a results file cannot rebuild: pass --rewards "
+            "without them, or run the rows again with mode: score"
+        )
     names = {s.name for s in plan.specs} | {s.key for s in plan.specs}
     stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
     target = run_dir / f"results.rescored-{stamp}.jsonl"
