@@ -79,14 +79,12 @@ from agentloop.harness._results import (
     write_json_atomic,
 )
 from agentloop.harness._rewards import parse_rewards, resolve_reward
-from agentloop.harness._rows import (
-    Mode,
-    Sample,
-    parse_line,
+from agentloop.harness._row_messages import (
     prompt_messages,
     recorded_generation_start,
     wire_messages,
 )
+from agentloop.harness._rows import Mode, Sample, parse_line
 from agentloop.harness._rundir import (
     RESUMABLE_CHANGES,
     build_header,

@@ -1,4 +1,5 @@
-"""One dataset row: what makes it valid, the ``Sample`` it becomes, its messages.
+"""One dataset row: what makes it valid and the ``Sample`` it becomes (its messages as
+they are sent: ``agentloop.harness._row_messages``).
 
 The row format is described in ``agentloop.harness._dataset``. A problem is reported
 in words that name the field (``messages[2].tool_calls[0]: function.name is
@@ -11,16 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentloop.harness._row_messages import recorded_generation_start
 from evals import check_matchers
 
-__all__ = [
-    "Mode",
-    "Sample",
-    "parse_line",
-    "prompt_messages",
-    "recorded_generation_start",
-    "wire_messages",
-]
+__all__ = ["Mode", "Sample", "parse_line"]
 
 Mode = Literal["generate", "score"]
 
@@ -259,44 +254,3 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         turns=row.get("turns") or [],
         environment=row.get("environment"),
     )
-
-
-def recorded_generation_start(messages: list[dict[str, Any]]) -> int:
-    """Index where the recorded generation (trailing assistant/tool messages) begins."""
-    start = len(messages)
-    while start > 0 and messages[start - 1].get("role") in ("assistant", "tool"):
-        start -= 1
-    return start
-
-
-def prompt_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages to send in generate mode (recorded generation stripped).
-
-    ``content: null`` becomes ``""``: some OpenAI-compatible servers reject null.
-    """
-    return wire_messages(messages[: recorded_generation_start(messages)])
-
-
-def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Row messages as LangChain can read them: ``content: null`` becomes ``""``, and a
-    tool call without an ``id`` or ``arguments`` (both optional in a row) gets a
-    deterministic ``call_<message>_<call>`` id and ``"{}"``."""
-    out = []
-    for index, message in enumerate(messages):
-        if message.get("content") is None:
-            message = {**message, "content": ""}
-        calls = message.get("tool_calls")
-        if calls and any(not c.get("id") or "arguments" not in c["function"] for c in calls):
-            message = {
-                **message,
-                "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)],
-            }
-        out.append(message)
-    return out
-
-
-def _wire_call(call: dict[str, Any], message: int, index: int) -> dict[str, Any]:
-    function = call["function"]
-    if "arguments" not in function:
-        function = {**function, "arguments": "{}"}
-    return {**call, "id": call.get("id") or f"call_{message}_{index}", "function": function}
