@@ -1,8 +1,8 @@
 """``bfcl_verdict``: 1.0 exactly when BFCL's own AST checker would pass the calls.
 
 The ground truth is agentloop's form (``{"$any": [...]}`` per parameter, wrapped in
-``$optional`` when BFCL lists ``""``); it is turned back into BFCL's lists of
-acceptable values and checked with BFCL's rules (``_bfcl_check``). Categories, as
+``$optional`` when BFCL lists ``""``); it is read as BFCL's lists of acceptable
+values (``_bfcl_answer``) and checked with BFCL's rules (``_bfcl_check``). Categories, as
 BFCL's runner: ``*irrelevance*`` passes iff no call was made, ``live_relevance`` iff
 one was; ``*parallel*`` needs as many calls as expected, paired without order;
 ``*multiple*`` checks the one call against the expected function; the others need
@@ -17,10 +17,10 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from ._bfcl_check import Answer, Failure, check_prepared
+from ._bfcl_answer import Unsupported, bfcl_answer
+from ._bfcl_check import Failure, check_call
 from ._calls import Call, collect_calls
 from ._compare import max_matching
-from ._matcher_rules import matcher_key
 from ._results import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
@@ -29,79 +29,42 @@ BfclResult = RewardResult[BfclDetails]
 _UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "format_sensitivity")
 
 
-class _Unsupported(ValueError):
-    pass
-
-
-def _options(value: Any, top: bool = True) -> list[Any]:
-    """A parameter's ground truth as BFCL's list of acceptable values; ``top``: a
-    parameter's (whose dict answers hold lists again), else a dict member's (plain)."""
-    key = matcher_key(value)
-    if key is None:
-        return [_answer(value) if top else value]
-    if key == "$any":
-        return [_answer(o) if top else _plain(o) for o in value[key]]
-    if key == "$optional":
-        return [*_options(value[key], top), ""]
-    if key == "$literal":
-        return [value[key]]
-    raise _Unsupported(f"BFCL's checker has no rule like {key}")
-
-
-def _plain(value: Any) -> Any:
-    return value["$literal"] if matcher_key(value) == "$literal" else value
-
-
-def _answer(value: Any) -> Any:
-    """One acceptable value of a parameter. BFCL checks dicts one level deep: a dict's
-    members (and those of a list of dicts) are lists of acceptable values; a member
-    written as a plain list is taken as BFCL's own list."""
-    kind = type(value)
-    if kind is dict or (kind is not list and isinstance(value, Mapping)):
-        return {k: v if type(v) is list else _options(v, False) for k, v in value.items()}
-    if kind is list:
-        return [_answer(v) if isinstance(v, dict) else v for v in value]
-    return value
-
-
-def bfcl_answer(args: Any) -> dict[str, list[Any]]:
-    """An expected call's arguments (agentloop's form) as BFCL's possible answer.
-
-    >>> bfcl_answer({"base": {"$any": [10]}, "unit": {"$optional": {"$any": ["units"]}}})
-    {'base': [10], 'unit': ['units', '']}
-    """
-    if not isinstance(args, dict):
-        raise _Unsupported("expected arguments are not an object")
-    return {str(k): _options(v) for k, v in args.items()}
-
-
-Expected = tuple[list[Call], list[Answer]]
-
-
-def _expected(ground_truth: Any) -> Expected | str:
-    """Expected calls and their BFCL answers, or why BFCL has no rule for them.
+def _expected(ground_truth: Any) -> list[Call]:
+    """The expected calls, their arguments read as the check needs them (``_bfcl_answer``).
 
     Read on every call: remembering them per ground-truth object was stale after an edit
     in place, and proving an object unchanged (a kept copy) cost more than it saved."""
     exp = collect_calls(ground_truth, [], "expected")
-    try:
-        return exp, [Answer(bfcl_answer(e.args)) for e in exp]
-    except _Unsupported as exc:
-        return str(exc)
+    for e in exp:
+        if type(e.args) is not dict and not isinstance(e.args, dict):
+            raise Unsupported("expected arguments are not an object")
+    return exp
 
 
-Docs = tuple[dict[str, Any], Any]  # function docs by name, the first doc (or None)
-
-
-def _docs(metadata: Mapping[str, Any], row: Mapping[str, Any] | None) -> Docs:
-    """Function docs by name: BFCL's own (metadata), else the row's OpenAI tools (their
-    JSON-schema type names are mapped in the check). Indexed per call: a few entries,
-    cheaper to index than to prove unchanged."""
+def _docs(metadata: Mapping[str, Any], row: Mapping[str, Any] | None) -> list[Any]:
+    """Function docs: BFCL's own (metadata), else the row's OpenAI tools (their
+    JSON-schema type names are mapped in the check)."""
     docs = metadata.get("bfcl_functions")
     if not docs:
         docs = [t.get("function", t) for t in (row or {}).get("tools") or ()]
-    by_name = {d["name"]: d for d in docs if isinstance(d, Mapping) and "name" in d}
-    return by_name, next(iter(by_name.values()), None)
+    return docs if type(docs) is list else list(docs)
+
+
+_NO_NAME = object()
+
+
+def _doc(docs: list[Any], name: str, fallback: bool) -> Any:
+    """The doc named ``name``; else (``fallback``: BFCL's simple checker takes the
+    category's one function) the first doc, else None."""
+    first = None
+    for doc in docs:
+        if type(doc) is dict or isinstance(doc, Mapping):
+            found = doc.get("name", _NO_NAME)
+            if found == name:
+                return doc
+            if first is None and found is not _NO_NAME:
+                first = doc
+    return first if fallback else None
 
 
 # Category -> (relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel).
@@ -120,17 +83,15 @@ def _kind(category: Any) -> tuple[int, bool, bool]:
     return kind
 
 
-def _check(
-    gen: Call, exp: Call, answer: Answer, docs: dict[str, Any], first: Any
-) -> Failure | None:
+def _check(gen: Call, exp: Call, docs: list[Any], fallback: bool) -> Failure | None:
     if gen.name != exp.name:
         return "simple_function_checker:wrong_func_name", (
             f"wrong name: expected {exp.name!r}, got {gen.name!r}"
         )
-    doc = docs.get(exp.name, first)
+    doc = _doc(docs, exp.name, fallback)
     if doc is None:
         return "bfcl:no_function_doc", f"no function doc for {exp.name!r}"
-    return check_prepared(doc, gen.args, answer)
+    return check_call(doc, gen.args, exp.args)
 
 
 # ``trusted`` unrolled for the two models of every verdict: the slots' own setters
@@ -204,14 +165,19 @@ def bfcl_verdict(
         rule = "a call is expected" if want_call else "no call is expected"
         error = "" if score else ("relevance_error" if want_call else "irrelevance_error")
         return _result(score, f"{category}: {said}; {rule}", category, error, len(gen), 0)
-    expected = _expected(ground_truth)
-    if isinstance(expected, str):
-        return _result(0.0, f"{category}: ground truth: {expected}", category,
+    try:
+        return _ast_verdict(category, gen, ground_truth, _docs(metadata, row), multiple, parallel)
+    except Unsupported as exc:
+        return _result(0.0, f"{category}: ground truth: {exc}", category,
                        "bfcl:ground_truth", len(gen), 0)  # fmt: skip
-    exp, answers = expected
-    docs, first = _docs(metadata, row)
-    if multiple:
-        first = None
+
+
+def _ast_verdict(
+    category: str, gen: list[Call], ground_truth: Any, docs: list[Any], multiple: bool,
+    parallel: bool,
+) -> BfclResult:  # fmt: skip
+    """The verdict of an AST category (not a relevance one)."""
+    exp = _expected(ground_truth)
     want = len(exp) if parallel or multiple else 1
     if len(gen) != want or not exp:
         reason = f"{category}: wrong count: expected {want} call(s), got {len(gen)}"
@@ -223,7 +189,7 @@ def bfcl_verdict(
         error = f"{checker}:wrong_count"
         return _result(0.0, reason, category, error, len(gen), len(exp))
     if not parallel:
-        failure = _check(gen[0], exp[0], answers[0], docs, first)
+        failure = _check(gen[0], exp[0], docs, not multiple)
         if failure is None:
             return _result(1.0, f"{category}: the call passes", category, "", 1, len(exp))
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
@@ -231,35 +197,34 @@ def bfcl_verdict(
     # BFCL's greedy pass first (it settles almost every case, in fewer checks); only
     # when it fails, maximum matching, which also passes what greedy pairing misses.
     taken: set[int] = set()
-    for j, e in enumerate(exp):
+    for e in exp:
         found = None
         for i, g in enumerate(gen):
-            if i not in taken and _check(g, e, answers[j], docs, None) is None:
+            if i not in taken and _check(g, e, docs, False) is None:
                 found = i
                 break
         if found is None:
             break
         taken.add(found)
-    passed = len(taken) == len(exp)
-    if not passed:
-        adjacency = [
-            [j for j, e in enumerate(exp) if _check(g, e, answers[j], docs, None) is None]
-            for g in gen
-        ]
-        partner = max_matching(adjacency, len(exp))
-        passed = all(j >= 0 for j in partner)
-    if passed:
-        return _result(1.0, f"{category}: all {len(exp)} calls pass, paired without order",
-                       category, "", len(gen), len(exp))  # fmt: skip
-    return _parallel_failure(category, gen, exp, answers, docs, partner)
+    if len(taken) == len(exp):
+        return _passed_in_any_order(category, len(gen), len(exp))
+    adjacency = [[j for j, e in enumerate(exp) if _check(g, e, docs, False) is None] for g in gen]
+    partner = max_matching(adjacency, len(exp))
+    if all(j >= 0 for j in partner):
+        return _passed_in_any_order(category, len(gen), len(exp))
+    return _parallel_failure(category, gen, exp, docs, partner)
+
+
+def _passed_in_any_order(category: str, n_gen: int, n_exp: int) -> BfclResult:
+    reason = f"{category}: all {n_exp} calls pass, paired without order"
+    return _result(1.0, reason, category, "", n_gen, n_exp)
 
 
 def _parallel_failure(
     category: str,
     gen: list[Call],
     exp: list[Call],
-    answers: list[Answer],
-    docs: dict[str, Any],
+    docs: list[Any],
     partner: list[int],
 ) -> BfclResult:
     """Name an expected call nothing could pair with, and why its best candidate failed."""
@@ -268,7 +233,7 @@ def _parallel_failure(
     free = [i for i, p in enumerate(partner) if p < 0]
     same = [i for i in free if gen[i].name == exp[j].name] or free
     i = same[0]
-    failure = _check(gen[i], exp[j], answers[j], docs, None) or ("", "pairing conflict")
+    failure = _check(gen[i], exp[j], docs, False) or ("", "pairing conflict")
     reason = (f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
               f"against call {i} ({gen[i].name!r}): {failure[1]}")  # fmt: skip
     error = "parallel_function_checker_no_order:cannot_find_match"

@@ -1,20 +1,26 @@
 """BFCL's AST rules for one call (Python), reimplemented from its ``ast_checker``.
 
-Works on BFCL's own answer form: each parameter maps to a list of acceptable values,
-``""`` among them meaning "may be left out"; a dict answer maps each key to such a list.
-Every check returns None when it passes, else ``(error_type, message)`` with BFCL's
-error type, so nothing is formatted on success. Values compare with Python ``==`` where
+Each argument is checked against its parameter's acceptable values in BFCL's form (a
+list, ``""`` among them meaning "may be left out"; a dict answer maps each key to such a
+list), read from agentloop's ground truth by ``_bfcl_answer`` as it is needed. Every
+check returns None when it passes, else ``(error_type, message)`` with BFCL's error
+type, so nothing is formatted on success. Values compare with Python ``==`` where
 BFCL's does (``1 == 1.0 == True`` inside ``in``), strings after ``bfcl_normalize``.
+
+Nothing is remembered between calls: the doc and the ground truth are read as they are
+now, one lookup per argument, as BFCL's checker reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from ._bfcl_answer import SCALARS, may_omit, scalar_options
+from ._bfcl_answer import options as answer_options
 from ._matcher_rules import bfcl_normalize as _norm
 
-__all__ = ["Answer", "Failure", "check_call", "check_prepared"]
+__all__ = ["Failure", "check_call"]
 
 Failure = tuple[str, str]
 
@@ -81,6 +87,14 @@ def _normal(x: Any) -> Any:
     return _norm(x) if type(x) is str else x
 
 
+def _string(value: str, options: list[Any]) -> bool:
+    """BFCL's string rule: equal after normalising both (the plain ``in`` settles most)."""
+    if value in options:
+        return True
+    mine = _norm(value)
+    return any(type(o) is str and _norm(o) == mine for o in options)
+
+
 def _list(param: str, value: list[Any], options: list[Any]) -> Failure | None:
     mine = [_normal(x) for x in value]
     for option in options:
@@ -132,137 +146,122 @@ def _list_of_dicts(param: str, value: list[Any], options: list[Any]) -> Failure 
 
 
 Rule = tuple[str, type | None, type | None]  # BFCL type name, its Python type, items'
-_TABLES: dict[int, tuple[Any, tuple[Any, ...], dict[str, Rule]]] = {}
+# By type name (and items' type name): names, not docs, so nothing goes stale.
+_RULES: dict[Any, Rule] = {
+    name: (_ALIASES.get(name, name), _PY_TYPES.get(_ALIASES.get(name, name)), None)
+    for name in (*_PY_TYPES, *_ALIASES)
+    if name not in ("array", "tuple")
+}
 
 
-def _table(doc: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Rule]]:
-    """(required, rule by parameter) of a function doc, read once per doc object: the
-    same docs are checked for every sample and epoch of a row."""
-    cached = _TABLES.get(id(doc))
-    if cached is not None and cached[0] is doc:  # the doc is kept alive: ids stay unique
-        return cached[1], cached[2]
-    params = doc.get("parameters") or {}
-    table: dict[str, Rule] = {}
-    for param, details in (params.get("properties") or {}).items():
-        details = details if isinstance(details, dict) else {}
-        desc = str(details.get("type"))
-        desc = _ALIASES.get(desc, desc)
-        nested = None
-        if desc in ("array", "tuple"):
-            items = details.get("items")
-            inner = str(items.get("type")) if isinstance(items, dict) else ""
-            nested = _PY_TYPES.get(_ALIASES.get(inner, inner))
-        table[param] = (desc, _PY_TYPES.get(desc), nested)
-    required = tuple(params.get("required") or ())
-    if len(_TABLES) >= 4096:
-        _TABLES.clear()
-    _TABLES[id(doc)] = (doc, required, table)
-    return required, table
+def _rule(details: Any) -> Rule:
+    """A parameter's BFCL type name, its Python type and its items' type."""
+    if type(details) is not dict:
+        details = details if isinstance(details, Mapping) else {}
+    desc = details.get("type")
+    rule = _RULES.get(desc) if type(desc) is str else None
+    if rule is not None:
+        return rule
+    desc = str(desc)
+    items = details.get("items") if desc in ("array", "tuple") else None
+    inner = str(items.get("type")) if type(items) is dict or isinstance(items, Mapping) else ""
+    rule = _RULES.get((desc, inner))
+    if rule is None:
+        name = _ALIASES.get(desc, desc)
+        nested = _PY_TYPES.get(_ALIASES.get(inner, inner)) if name in ("array", "tuple") else None
+        rule = (name, _PY_TYPES.get(name), nested)
+        if len(_RULES) < 1024:  # type names are few; odd docs could invent many
+            _RULES[desc, inner] = rule
+    return rule
 
 
 def _not_among(param: str, value: Any, options: list[Any]) -> str:
     return f"value of {param!r}: {value!r} is not among the acceptable ones {options!r}"
 
 
-# Per parameter: BFCL type name, its Python type, items' type, acceptable values, their
-# type as BFCL reads it, the strings among them and those normalized.
-Step = tuple[str, type | None, type | None, list[Any], type | None, frozenset[str], frozenset[str]]
+_NONE = object()
 
 
-class Answer:
-    """An expected call's BFCL answer, read once for checking: with a function doc,
-    one step per parameter both declare (one lookup per argument)."""
-
-    __slots__ = ("answer", "last", "needed")
-
-    def __init__(self, answer: Mapping[str, list[Any]]) -> None:
-        self.answer = answer
-        self.needed = tuple(p for p, options in answer.items() if "" not in options)
-        # (doc, its required parameters, steps) for the last doc: one tuple, so a
-        # reader in another thread never mixes two docs' plans.
-        self.last: tuple[Any, tuple[Any, ...], dict[str, Step]] = (None, (), {})
-
-    def plan(self, doc: Mapping[str, Any]) -> tuple[Any, tuple[Any, ...], dict[str, Step]]:
-        """``(doc, required parameters, steps)`` against ``doc``."""
-        last = self.last
-        if last[0] is not doc:
-            required, table = _table(doc)
-            steps: dict[str, Step] = {}
-            for param, options in self.answer.items():
-                if param in table:
-                    strs = frozenset(o for o in options if type(o) is str)
-                    norms = frozenset(_norm(o) for o in strs)
-                    steps[param] = (*table[param], options, _answer_type(options), strs, norms)
-            self.last = last = (doc, required, steps)
-        return last
-
-
-def check_call(
-    doc: Mapping[str, Any], args: Any, answer: Mapping[str, list[Any]]
-) -> Failure | None:
+def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -> Failure | None:
     """BFCL's simple_function_checker after the name check: ``doc`` is the function's
-    BFCL doc, ``answer`` maps parameters to acceptable values.
+    BFCL doc, ``expected`` the expected call's arguments (agentloop's ground truth form).
+    Raises ``Unsupported`` on a matcher BFCL has no rule for.
 
     >>> doc = {"name": "f", "parameters": {"type": "dict", "required": ["x"], "properties": {
     ...     "x": {"type": "float"}, "unit": {"type": "string"}}}}
-    >>> check_call(doc, {"x": 10, "unit": "Units"}, {"x": [10.0], "unit": ["units", ""]})
-    >>> check_call(doc, {"x": 10, "y": 1}, {"x": [10.0]})
+    >>> truth = {"x": {"$any": [10.0]}, "unit": {"$optional": {"$any": ["units"]}}}
+    >>> check_call(doc, {"x": 10, "unit": "Units"}, truth)
+    >>> check_call(doc, {"x": 10, "y": 1}, truth)
     ('simple_function_checker:unexpected_param', "unexpected parameter 'y'")
     """
-    return check_prepared(doc, args, Answer(answer))
-
-
-def check_prepared(doc: Mapping[str, Any], args: Any, answer: Answer) -> Failure | None:
-    """:func:`check_call` on a prepared answer."""
     if type(args) is not dict and not isinstance(args, dict):
         return "ast_decoder:decoder_failed", "arguments are not a JSON object"
-    plan = answer.last  # answer.plan(doc), without the call when it is cached
-    _, required, steps = plan if plan[0] is doc else answer.plan(doc)
-    for param in required:
+    params = doc.get("parameters") or {}
+    properties = params.get("properties") or {}
+    for param in params.get("required") or ():
         if param not in args:
             return (
                 "simple_function_checker:missing_required",
                 f"missing required parameter {param!r}",
             )
     for param, value in args.items():
-        step = steps.get(param)
-        if step is None:  # not in the doc or not in the answer
+        spec = expected.get(param, _NONE)
+        if spec is _NONE or param not in properties:
             return "simple_function_checker:unexpected_param", f"unexpected parameter {param!r}"
-        desc, expected, nested, options, answer_type, strs, norms = step
-        if expected is None:  # BFCL's checker has no rule for it (it raises)
-            return "type_error:unknown", f"type of {param!r}: unknown BFCL type {desc!r}"
-        if desc == "tuple" and type(value) is tuple:
-            value = list(value)
-        if desc == "float" and type(value) is int:  # Python's int -> float promotion
-            value = float(value)
-        if nested is None and type(value) is expected:  # _type_check's common case
-            is_variable = answer_type is not None and answer_type is not expected
-        else:
-            failure, is_variable = _type_check(
-                param, value, options, desc, expected, nested, answer_type
-            )
+        desc, kind, nested = _rule(properties[param])
+        if type(value) not in SCALARS:
+            failure = _check_value(param, value, answer_options(spec), desc, kind, nested)
             if failure is not None:
                 return failure
-        failure = None
-        if is_variable:
-            if value not in options:
-                failure = "value_error:others", _not_among(param, value, options)
-        elif expected is str:  # BFCL: == after normalizing both
-            if value not in strs and _norm(value) not in norms:
-                failure = "value_error:string", _not_among(param, value, options)
-        elif expected is dict:
-            failure = _dict(param, value, options)
-        elif expected is list and nested is dict:
-            failure = _list_of_dicts(param, value, options)
-        elif expected is list:
-            failure = _list(param, value, options)
-        elif value not in options:
-            failure = "value_error:others", _not_among(param, value, options)
+            continue
+        accepted = scalar_options(spec)
+        if type(value) is kind:  # the common case, inline
+            if kind is str:
+                answer_type = _answer_type(accepted)
+                if answer_type is str or answer_type is None:
+                    if not _string(cast(str, value), accepted):
+                        return "value_error:string", _not_among(param, value, accepted)
+                    continue
+            elif value in accepted:
+                continue  # a value among the acceptable ones passes whatever BFCL reads
+        failure = _check_value(param, value, accepted, desc, kind, nested)
         if failure is not None:
             return failure
-    for param in answer.needed:
-        if param not in args:
-            return "simple_function_checker:missing_optional", (
-                f"parameter {param!r} is missing and not optional"
-            )
+    if len(expected) > len(args):  # every argument is among the expected ones by now
+        for param, spec in expected.items():
+            if param not in args and not may_omit(spec):
+                return "simple_function_checker:missing_optional", (
+                    f"parameter {param!r} is missing and not optional"
+                )
+    return None
+
+
+def _check_value(
+    param: str, value: Any, options: list[Any], desc: str, expected: type | None, nested: Any
+) -> Failure | None:
+    """One argument's type and value, as BFCL's checker reads them."""
+    if expected is None:  # BFCL's checker has no rule for it (it raises)
+        return "type_error:unknown", f"type of {param!r}: unknown BFCL type {desc!r}"
+    kind = type(value)
+    if kind is int and desc == "float":  # Python's int -> float promotion
+        value, kind = float(value), float
+    elif kind is tuple and desc == "tuple":
+        value, kind = list(value), list
+    failure, is_variable = _type_check(
+        param, value, options, desc, expected, nested, _answer_type(options)
+    )
+    if failure is not None:
+        return failure
+    if is_variable:
+        if value not in options:
+            return "value_error:others", _not_among(param, value, options)
+    elif expected is str:
+        if not _string(value, options):
+            return "value_error:string", _not_among(param, value, options)
+    elif expected is dict:
+        return _dict(param, value, options)
+    elif expected is list:
+        return (_list_of_dicts if nested is dict else _list)(param, value, options)
+    elif value not in options:
+        return "value_error:others", _not_among(param, value, options)
     return None

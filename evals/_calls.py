@@ -221,6 +221,14 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
         return []
     if type(obj) is list:  # a message list, the common case: skip the shape tests
         return _list_calls(obj, notes, where)
+    if (  # a ground truth {"tool_calls": [...]}: its calls, as the message path reads them
+        type(obj) is dict
+        and type(raw := obj.get("tool_calls")) is list
+        and raw
+        and "role" not in obj
+        and not obj.get("invalid_tool_calls")
+    ):
+        return calls_from_items(raw, notes, where)
     if isinstance(obj, str):
         try:
             decoded = json.loads(obj)

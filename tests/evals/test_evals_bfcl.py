@@ -224,3 +224,35 @@ def test_a_ground_truth_changed_in_place_is_read_again() -> None:
     assert bfcl_verdict([call(base=12)], truth, META).score == 0.0
     truth["tool_calls"][0]["arguments"]["base"]["$any"].append(12)
     assert bfcl_verdict([call(base=12)], truth, META).score == 1.0
+
+
+def test_a_function_doc_changed_in_place_is_read_again() -> None:
+    doc = json.loads(json.dumps(DOC))
+    meta = {"bfcl_category": "simple_python", "bfcl_functions": [doc]}
+    truth = {"tool_calls": [call(base={"$any": [10]})]}
+    assert bfcl_verdict([call(base=10)], truth, meta).score == 1.0
+    doc["parameters"]["required"].append("unit")
+    assert "missing required parameter 'unit'" in bfcl_verdict([call(base=10)], truth, meta).reason
+    del doc["parameters"]["properties"]["base"]
+    doc["parameters"]["required"] = []
+    result = bfcl_verdict([call(base=10)], truth, meta)
+    assert result.details.error_type == "simple_function_checker:unexpected_param"
+
+
+def test_an_unsupported_matcher_fails_the_ground_truth_wherever_it_is_read() -> None:
+    nested = {"$any": [{"k": {"$regex": "a.*"}}, "plain"]}
+    for args, made in [
+        ({"base": {"$any": [10]}, "unit": {"$regex": "m.*"}}, call(base=10)),  # left out
+        ({"base": {"$any": [10]}, "unit": nested}, call(base=10, unit="plain")),
+    ]:
+        result = bfcl_verdict([made], {"tool_calls": [call(**args)]}, META)
+        assert (result.score, result.details.error_type) == (0.0, "bfcl:ground_truth")
+
+
+def test_the_first_acceptable_value_that_is_not_blank_sets_the_answer_type() -> None:
+    # BFCL reads a variable's type from the first option that is not "": here int, so a
+    # string argument for a string parameter is compared as a value, not normalised.
+    truth = {"tool_calls": [call(base={"$any": [10]}, unit={"$any": ["", 5]})]}
+    assert bfcl_verdict([call(base=10, unit="5")], truth, META).score == 0.0
+    truth = {"tool_calls": [call(base={"$any": [10]}, unit={"$any": ["", "M2"]})]}
+    assert bfcl_verdict([call(base=10, unit="m-2")], truth, META).score == 1.0
