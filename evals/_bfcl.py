@@ -26,14 +26,28 @@ from ._results import BfclDetails, RewardResult
 __all__ = ["bfcl_answer", "bfcl_verdict"]
 
 BfclResult = RewardResult[BfclDetails]
+_new_call = tuple.__new__  # Call(...) runs a Python-level __new__; this is the C one
 _UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "format_sensitivity")
 
 
 def _expected(ground_truth: Any) -> list[Call]:
-    """The expected calls, their arguments read as the check needs them (``_bfcl_answer``).
+    """The expected calls; their arguments are read as the check needs them.
 
     Read on every call: remembering them per ground-truth object was stale after an edit
     in place, and proving an object unchanged (a kept copy) cost more than it saved."""
+    raw = ground_truth.get("tool_calls") if type(ground_truth) is dict else None
+    if type(raw) is list and len(ground_truth) == 1:  # the form the converter writes
+        exp = []
+        for item in raw:
+            function = item.get("function") if type(item) is dict else None
+            if type(function) is not dict:
+                break
+            name, args = function.get("name"), function.get("arguments")
+            if type(name) is not str or type(args) is not dict:
+                break
+            exp.append(_new_call(Call, (name, args)))
+        else:
+            return exp
     exp = collect_calls(ground_truth, [], "expected")
     for e in exp:
         if type(e.args) is not dict and not isinstance(e.args, dict):
@@ -83,12 +97,12 @@ def _kind(category: Any) -> tuple[int, bool, bool]:
     return kind
 
 
-def _check(gen: Call, exp: Call, docs: list[Any], fallback: bool) -> Failure | None:
+def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
+    """One generated call against one expected call and its doc (``_doc``)."""
     if gen.name != exp.name:
         return "simple_function_checker:wrong_func_name", (
             f"wrong name: expected {exp.name!r}, got {gen.name!r}"
         )
-    doc = _doc(docs, exp.name, fallback)
     if doc is None:
         return "bfcl:no_function_doc", f"no function doc for {exp.name!r}"
     return check_call(doc, gen.args, exp.args)
@@ -189,18 +203,19 @@ def _ast_verdict(
         error = f"{checker}:wrong_count"
         return _result(0.0, reason, category, error, len(gen), len(exp))
     if not parallel:
-        failure = _check(gen[0], exp[0], docs, not multiple)
+        failure = _check(gen[0], exp[0], _doc(docs, exp[0].name, not multiple))
         if failure is None:
             return _result(1.0, f"{category}: the call passes", category, "", 1, len(exp))
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
         return _result(0.0, reason, category, failure[0], len(gen), len(exp))
     # BFCL's greedy pass first (it settles almost every case, in fewer checks); only
     # when it fails, maximum matching, which also passes what greedy pairing misses.
+    exp_docs = [_doc(docs, e.name, False) for e in exp]  # once per expected call, as BFCL
     taken: set[int] = set()
-    for e in exp:
+    for e, doc in zip(exp, exp_docs, strict=True):
         found = None
         for i, g in enumerate(gen):
-            if i not in taken and _check(g, e, docs, False) is None:
+            if i not in taken and _check(g, e, doc) is None:
                 found = i
                 break
         if found is None:
@@ -208,11 +223,13 @@ def _ast_verdict(
         taken.add(found)
     if len(taken) == len(exp):
         return _passed_in_any_order(category, len(gen), len(exp))
-    adjacency = [[j for j, e in enumerate(exp) if _check(g, e, docs, False) is None] for g in gen]
+    adjacency = [
+        [j for j, e in enumerate(exp) if _check(g, e, exp_docs[j]) is None] for g in gen
+    ]
     partner = max_matching(adjacency, len(exp))
     if all(j >= 0 for j in partner):
         return _passed_in_any_order(category, len(gen), len(exp))
-    return _parallel_failure(category, gen, exp, docs, partner)
+    return _parallel_failure(category, gen, exp, exp_docs, partner)
 
 
 def _passed_in_any_order(category: str, n_gen: int, n_exp: int) -> BfclResult:
@@ -224,7 +241,7 @@ def _parallel_failure(
     category: str,
     gen: list[Call],
     exp: list[Call],
-    docs: list[Any],
+    exp_docs: list[Any],
     partner: list[int],
 ) -> BfclResult:
     """Name an expected call nothing could pair with, and why its best candidate failed."""
@@ -233,7 +250,7 @@ def _parallel_failure(
     free = [i for i, p in enumerate(partner) if p < 0]
     same = [i for i in free if gen[i].name == exp[j].name] or free
     i = same[0]
-    failure = _check(gen[i], exp[j], docs, False) or ("", "pairing conflict")
+    failure = _check(gen[i], exp[j], exp_docs[j]) or ("", "pairing conflict")
     reason = (f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
               f"against call {i} ({gen[i].name!r}): {failure[1]}")  # fmt: skip
     error = "parallel_function_checker_no_order:cannot_find_match"

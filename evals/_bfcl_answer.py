@@ -8,13 +8,15 @@ answer maps each key to such a list again.
 The checker reads one parameter at a time, as it needs it, and nothing is remembered
 between calls: a ground truth edited in place is read as it is now. A value compared
 with a scalar needs no conversion (a dict or list answer never equals a scalar), so
-the common shapes are read as written.
+the common shapes are read as written. A matcher BFCL has no rule for fails the
+ground truth where it is read: at the top of a parameter, always; inside an
+acceptable dict or list, when a dict or list argument is compared with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import Any
 
 from ._matcher_rules import matcher_key
 
@@ -49,25 +51,16 @@ def options(value: Any, top: bool = True) -> list[Any]:
     raise Unsupported(f"BFCL's checker has no rule like {key}")
 
 
-def _scalars(values: Any) -> TypeGuard[list[Any]]:
-    """Whether ``values`` is a list of scalars only (BFCL's values as written)."""
-    if type(values) is not list:
-        return False
-    for value in values:  # noqa: SIM110 (a loop: all() over a generator costs more)
-        if type(value) not in SCALARS:
-            return False
-    return True
-
-
 def scalar_options(spec: Any) -> list[Any]:
     """The acceptable values as compared with a scalar (a str, number, bool or None):
-    for the common shapes, the list as written (not to be changed)."""
+    for the common shapes, the list as written (not to be changed). A dict or list
+    answer never equals a scalar, so they are not converted (nor their members read)."""
     if type(spec) is dict and len(spec) == 1:
         values = spec.get("$any", _NONE)
-        if _scalars(values):
+        if type(values) is list:
             return values
         inner = spec.get("$optional", _NONE)
-        if type(inner) is dict and len(inner) == 1 and _scalars(values := inner.get("$any")):
+        if type(inner) is dict and len(inner) == 1 and type(values := inner.get("$any")) is list:
             return [*values, ""]
     elif type(spec) in SCALARS:
         return [spec]
@@ -79,11 +72,11 @@ def may_omit(spec: Any) -> bool:
     if type(spec) is dict and len(spec) == 1:
         inner = spec.get("$optional", _NONE)
         if type(inner) in SCALARS or (
-            type(inner) is dict and len(inner) == 1 and _scalars(inner.get("$any"))
+            type(inner) is dict and len(inner) == 1 and type(inner.get("$any")) is list
         ):
             return True
         values = spec.get("$any")
-        if _scalars(values):
+        if type(values) is list:
             return "" in values
     elif type(spec) in SCALARS:
         return spec == ""

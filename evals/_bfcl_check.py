@@ -88,7 +88,7 @@ def _normal(x: Any) -> Any:
 
 
 def _string(value: str, options: list[Any]) -> bool:
-    """BFCL's string rule: equal after normalising both (the plain ``in`` settles most)."""
+    """BFCL's string rule: equal after normalising both."""
     if value in options:
         return True
     mine = _norm(value)
@@ -208,22 +208,27 @@ def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -
         spec = expected.get(param, _NONE)
         if spec is _NONE or param not in properties:
             return "simple_function_checker:unexpected_param", f"unexpected parameter {param!r}"
-        desc, kind, nested = _rule(properties[param])
-        if type(value) not in SCALARS:
+        details = properties[param]
+        name = details.get("type") if type(details) is dict else None
+        rule = _RULES.get(name) if type(name) is str else None
+        desc, kind, nested = rule if rule is not None else _rule(details)
+        vtype = type(value)
+        if vtype not in SCALARS:
             failure = _check_value(param, value, answer_options(spec), desc, kind, nested)
             if failure is not None:
                 return failure
             continue
         accepted = scalar_options(spec)
-        if type(value) is kind:  # the common case, inline
-            if kind is str:
-                answer_type = _answer_type(accepted)
-                if answer_type is str or answer_type is None:
-                    if not _string(cast(str, value), accepted):
-                        return "value_error:string", _not_among(param, value, accepted)
-                    continue
-            elif value in accepted:
-                continue  # a value among the acceptable ones passes whatever BFCL reads
+        if vtype is kind:  # the common cases, inline
+            if value in accepted:  # equal: passes as a string, a value or a variable
+                continue
+            first = accepted[0] if accepted else None
+            if vtype is str and (
+                (type(first) is str and first != "") or _answer_type(accepted) in (str, None)
+            ):  # a string, not a variable: BFCL compares it normalised
+                if not _string(cast(str, value), accepted):
+                    return "value_error:string", _not_among(param, value, accepted)
+                continue
         failure = _check_value(param, value, accepted, desc, kind, nested)
         if failure is not None:
             return failure

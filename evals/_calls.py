@@ -110,6 +110,11 @@ def _call_from_item(item: Any) -> Call | None:
                 except (ValueError, RecursionError, StopIteration):
                     pass
                 return _new_call(Call, (name, deserialize_args(args)))
+        elif function is None and "args" not in item:  # {"name", "arguments": {...}}
+            name = item.get("name")
+            args = item.get("arguments")
+            if type(name) is str and type(args) is dict:
+                return _new_call(Call, (name, args))
     fields = call_fields(item)
     if fields is None:
         return None
@@ -272,6 +277,13 @@ def _list_calls(items: Any, notes: list[str], where: str, numbered: bool = True)
                 role in _NOT_ASSISTANT or "<tool_call>" not in text_of(item.get("content"))
             ):
                 continue
+        elif (  # a bare call, not a message
+            type(item) is dict
+            and not ("role" in item or "tool_calls" in item or "content" in item)
+            and (call := _call_from_item(item)) is not None
+        ):
+            calls.append(call)
+            continue
         here = f"{where} item {i}" if numbered else where
         if is_message(item):
             from_content = role_of(item) not in _NOT_ASSISTANT

@@ -239,14 +239,20 @@ def test_a_function_doc_changed_in_place_is_read_again() -> None:
     assert result.details.error_type == "simple_function_checker:unexpected_param"
 
 
-def test_an_unsupported_matcher_fails_the_ground_truth_wherever_it_is_read() -> None:
-    nested = {"$any": [{"k": {"$regex": "a.*"}}, "plain"]}
+def test_an_unsupported_matcher_fails_the_ground_truth_where_it_is_read() -> None:
+    regex = {"$regex": "m.*"}
+    nested = {"$any": [{"k": {"$regex": "a.*"}}]}
+    doc = {**DOC, "parameters": {**DOC["parameters"], "properties": {
+        **DOC["parameters"]["properties"], "opts": {"type": "dict"}}}}  # fmt: skip
+    meta = {**META, "bfcl_functions": [doc]}
     for args, made in [
-        ({"base": {"$any": [10]}, "unit": {"$regex": "m.*"}}, call(base=10)),  # left out
-        ({"base": {"$any": [10]}, "unit": nested}, call(base=10, unit="plain")),
+        ({"base": {"$any": [10]}, "unit": regex}, call(base=10)),  # left out
+        ({"base": {"$any": [10]}, "unit": {"$optional": regex}}, call(base=10)),
+        ({"base": regex}, call(base=10)),
+        ({"base": {"$any": [10]}, "opts": nested}, call(base=10, opts={"k": "abc"})),
     ]:
-        result = bfcl_verdict([made], {"tool_calls": [call(**args)]}, META)
-        assert (result.score, result.details.error_type) == (0.0, "bfcl:ground_truth")
+        result = bfcl_verdict([made], {"tool_calls": [call(**args)]}, meta)
+        assert (result.score, result.details.error_type) == (0.0, "bfcl:ground_truth"), args
 
 
 def test_the_first_acceptable_value_that_is_not_blank_sets_the_answer_type() -> None:

@@ -21,6 +21,7 @@ from evals import (
     tool_call_match,
     values_equal,
 )
+from evals._calls import Call, call_fields, collect_calls, deserialize_args
 from evals._compare import max_matching
 
 # Modest budgets: the whole evals suite stays well under a minute.
@@ -201,3 +202,29 @@ def test_plain_ground_truth_compiles_to_itself_and_compares_as_before(
     assert matches(a, b, numeric) == values_equal(a, b, numeric)
     assert matches(a, compile_matchers({"$literal": b}), numeric) == values_equal(a, b, numeric)
     assert matches(a, compile_matchers({"$any": [b]}), numeric) == values_equal(a, b, numeric)
+
+
+call_keys = st.sampled_from(["name", "args", "arguments", "parameters", "function", "id"])
+call_values = st.none() | st.integers(0, 2) | st.text(max_size=3) | arg_dicts
+bare_items = st.dictionaries(call_keys, call_values, max_size=4) | st.builds(
+    lambda n, a, extra: {"name": n, "arguments": a, **extra},
+    names | st.integers(0, 2),
+    arg_dicts | st.text(max_size=3),
+    st.dictionaries(call_keys, call_values, max_size=2),
+)
+
+
+@FAST
+@given(st.lists(bare_items, max_size=3))
+def test_a_list_of_bare_calls_reads_as_each_call_says(items: list[dict[str, Any]]) -> None:
+    # The oracle is the general reading of one call (call_fields): the fast paths for
+    # bare calls and {"tool_calls": [...]} must give the same calls.
+    want = []
+    for item in items:
+        fields = call_fields(item)
+        if fields is not None:
+            name, args = fields
+            want.append(Call("" if name is None else str(name), deserialize_args(args)))
+    assert collect_calls(items, []) == want
+    if items:
+        assert collect_calls({"tool_calls": items}, []) == want
