@@ -103,10 +103,13 @@ class Matcher:
         self.prepared: Any = None
         if key == "$any" or key == "$optional":
             raw = operand if key == "$any" else [operand]
-            if all(type(o) in _LEAVES for o in raw):  # BFCL's lists of plain values
+            for option in raw:
+                if type(option) not in _LEAVES:
+                    self.options = [_compile(o) for o in raw]
+                    break
+            else:  # BFCL's lists of plain values
                 self.prepared = raw
-            else:
-                self.options = [_compile(o) for o in raw]
+            if self.options is not None:
                 self.optional = self.optional or any(
                     type(o) is Matcher and o.optional for o in self.options
                 )
@@ -185,6 +188,12 @@ def _compile(value: Any) -> Any:
         return _MatchList(out) if changed else value
     if kind is not dict and not isinstance(value, Mapping):
         return value
+    if (  # the common matchers, well formed as they are
+        kind is dict
+        and len(value) == 1
+        and (type(value.get("$any")) is list or "$optional" in value)
+    ):
+        return Matcher(next(iter(value)), value)
     key = matcher_key(value)
     if key is not None:
         if node_problems(key, value)[0]:
