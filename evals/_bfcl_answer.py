@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._matcher_rules import matcher_key
+from ._matcher_rules import SCALARS, matcher_key
 
 __all__ = ["Unsupported", "bfcl_answer", "may_omit", "options", "scalar_options"]
 
@@ -27,7 +27,6 @@ class Unsupported(ValueError):
     """A ground truth BFCL's checker has no rule for."""
 
 
-SCALARS = frozenset((str, int, float, bool, type(None)))
 _NONE = object()
 
 

@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "MATCHERS",
     "NORMALIZERS",
+    "SCALARS",
     "bfcl_normalize",
     "check_matchers",
     "is_number",
@@ -44,6 +45,8 @@ MATCHERS: dict[str, frozenset[str] | None] = {
     "$match": None,
     "$literal": frozenset(),
 }
+# JSON's scalar types: plain values that are never matchers nor hold any.
+SCALARS = frozenset((str, int, float, bool, type(None)))
 _IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 

@@ -21,6 +21,7 @@ from ._equal import values_equal
 from ._matcher_rules import (
     MATCHERS,
     NORMALIZERS,
+    SCALARS,
     bfcl_normalize,
     check_matchers,
     is_number,
@@ -104,7 +105,7 @@ class Matcher:
         if key == "$any" or key == "$optional":
             raw = operand if key == "$any" else [operand]
             for option in raw:
-                if type(option) not in _LEAVES:
+                if type(option) not in SCALARS:
                     self.options = [_compile(o) for o in raw]
                     break
             else:  # BFCL's lists of plain values
@@ -173,17 +174,14 @@ class _BadMatcher(Exception):
     pass
 
 
-_LEAVES = frozenset((str, int, float, bool, type(None)))
-
-
 def _compile(value: Any) -> Any:
     """One pass: checks each matcher as it builds it; plain parts come back as they are
     (the same object), so a container is rebuilt only when something inside changed."""
     kind = type(value)
-    if kind in _LEAVES:
+    if kind in SCALARS:
         return value
     if kind is list:
-        out = [v if type(v) in _LEAVES else _compile(v) for v in value]
+        out = [v if type(v) in SCALARS else _compile(v) for v in value]
         changed = any(c is not v for c, v in zip(out, value, strict=True))
         return _MatchList(out) if changed else value
     if kind is not dict and not isinstance(value, Mapping):
@@ -199,7 +197,7 @@ def _compile(value: Any) -> Any:
         if node_problems(key, value)[0]:
             raise _BadMatcher
         return Matcher(key, value)
-    members = {k: v if type(v) in _LEAVES else _compile(v) for k, v in value.items()}
+    members = {k: v if type(v) in SCALARS else _compile(v) for k, v in value.items()}
     if any(members[k] is not v for k, v in value.items()):
         return _MatchDict(members)
     return value
