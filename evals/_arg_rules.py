@@ -8,7 +8,7 @@ from typing import Any
 
 from ._calls import Call
 from ._compare import ARG_MODES, ArgRule, arg_rule
-from ._matchers import check_matchers, compile_matchers
+from ._matchers import check_matchers, compile_arguments, compile_matchers
 from ._schema_rules import SchemaIndex, schema_index
 
 __all__ = ["Override", "check_mode", "expected_calls", "rules", "schema_rules"]
@@ -72,7 +72,7 @@ def expected_calls(exp: list[Call], values: dict[str, dict[str, Any]]) -> list[C
         extra = values.get(call.name) if values else None
         if extra is not None and isinstance(args, Mapping):
             args = {**args, **extra}
-        compiled = compile_matchers(args)
+        compiled = compile_arguments(args) if type(args) is dict else compile_matchers(args)
         if compiled is call.args:  # no matcher and no override: nothing to do
             continue
         if out is exp:

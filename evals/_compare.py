@@ -9,7 +9,7 @@ from typing import Any
 from ._calls import Call
 from ._equal import kind_of as _kind
 from ._equal import values_equal
-from ._matchers import COMPILED, is_optional, matches
+from ._matchers import is_optional, matches, object_matches
 
 __all__ = [
     "ARG_MODES",
@@ -53,7 +53,7 @@ def arg_rule(mode: str, numeric: bool) -> ArgRule:
     """
     if mode == "exact":  # plain expected arguments (the common case) skip a call layer
         return lambda g, e: (
-            values_equal(g, e, numeric) if type(e) is dict else matches(g, e, numeric)
+            object_matches(g, e, numeric) if type(e) is dict else matches(g, e, numeric)
         )
     if mode == "ignore":
         return lambda g, e: True
@@ -93,11 +93,7 @@ def diagnose(
                 if key not in g:
                     if not is_optional(value):
                         missing.append(str(key))
-                elif not (
-                    values_equal(g[key], value, numeric)
-                    if type(value) not in COMPILED
-                    else matches(g[key], value, numeric)
-                ):
+                elif not matches(g[key], value, numeric):
                     mismatched.append(str(key))
             extra = [str(k) for k in g if k not in e]
             agreement = (len(e) - len(missing) - len(mismatched)) / len(e) if e else 1.0

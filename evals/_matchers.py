@@ -4,8 +4,10 @@ In expected arguments, a JSON object with exactly one key starting with ``$`` (p
 parameter keys without one) is a matcher; every other value means "exactly this".
 :func:`check_matchers` lists what is wrong with a value (for line-level dataset
 checks); :func:`compile_matchers` turns it into a tree :func:`matches` reads, once
-per comparison, so the comparison itself never re-parses ``$`` keys. A value
-without matchers compiles to itself and compares through ``values_equal``.
+per comparison. A value without matchers compiles to itself and compares through
+``values_equal``; so do BFCL's common shapes, ``{"$any": [plain values]}`` and
+``{"$optional": plain value or such an $any}``: :func:`matches` reads those in place,
+which costs less than building a matcher for every argument of every ground truth.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ __all__ = [
     "Matcher",
     "bfcl_normalize",
     "check_matchers",
+    "compile_arguments",
     "compile_matchers",
     "has_matchers",
     "is_optional",
     "matches",
+    "object_matches",
 ]
 
 
@@ -111,9 +115,7 @@ class Matcher:
             else:  # BFCL's lists of plain values
                 self.prepared = raw
             if self.options is not None:
-                self.optional = self.optional or any(
-                    type(o) is Matcher and o.optional for o in self.options
-                )
+                self.optional = self.optional or any(map(is_optional, self.options))
         elif key == "$regex":
             self.prepared = re.compile(operand)
         elif key == "$approx":
@@ -182,30 +184,114 @@ def _compile(value: Any) -> Any:
         return value
     if kind is list:
         out = [v if type(v) in SCALARS else _compile(v) for v in value]
-        changed = any(c is not v for c, v in zip(out, value, strict=True))
+        changed = any(_holds_matcher(c, v) for c, v in zip(out, value, strict=True))
         return _MatchList(out) if changed else value
     if kind is not dict and not isinstance(value, Mapping):
         return value
-    if (  # the common matchers, well formed as they are
-        kind is dict
-        and len(value) == 1
-        and (type(value.get("$any")) is list or "$optional" in value)
-    ):
-        return Matcher(next(iter(value)), value)
+    if kind is dict and len(value) == 1:  # the common matchers, well formed as they are
+        if _is_plain_any(value) or _is_plain_optional(value):
+            return value  # read in place by matches()
+        if type(value.get("$any")) is list or "$optional" in value:
+            return Matcher(next(iter(value)), value)
     key = matcher_key(value)
     if key is not None:
         if node_problems(key, value)[0]:
             raise _BadMatcher
         return Matcher(key, value)
     members = {k: v if type(v) in SCALARS else _compile(v) for k, v in value.items()}
-    if any(members[k] is not v for k, v in value.items()):
+    if any(_holds_matcher(members[k], v) for k, v in value.items()):
         return _MatchDict(members)
     return value
 
 
+def _holds_matcher(compiled: Any, value: Any) -> bool:
+    """Whether a member compiled to a matcher: a new object, or a plain $any/$optional
+    kept as it is (its container must then be read by :func:`matches`, not compared)."""
+    return compiled is not value or (
+        type(value) is dict and len(value) == 1 and ("$any" in value or "$optional" in value)
+    )
+
+
+def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
+    """An arguments object's members compiled: ``args`` itself when none changed (plain
+    values and plain $any/$optional), else a new dict. Read it with :func:`object_matches`.
+
+    >>> args = {"x": {"$any": [1, 2]}, "y": "a"}
+    >>> compile_arguments(args) is args, object_matches({"x": 2, "y": "a"}, args, False)
+    (True, True)
+    """
+    out = args
+    for key, value in args.items():
+        kind = type(value)
+        if kind in SCALARS:
+            continue
+        if kind is dict and len(value) == 1 and type(options := value.get("$any")) is list:
+            for option in options:  # BFCL's plain $any, inline: it is most arguments
+                if type(option) not in SCALARS and has_matchers(option):
+                    break
+            else:
+                continue
+        try:
+            compiled = _compile(value)
+        except _BadMatcher:
+            raise ValueError(check_matchers(args)[0]) from None
+        if compiled is not value:
+            if out is args:
+                out = dict(args)
+            out[key] = compiled
+    return out
+
+
+def _is_plain_any(value: dict[Any, Any]) -> bool:
+    """``{"$any": [values without matchers]}``, BFCL's acceptable values (``value`` has
+    one key)."""
+    options = value.get("$any")
+    return type(options) is list and not any(
+        type(option) not in SCALARS and has_matchers(option) for option in options
+    )
+
+
+def _is_plain_optional(value: dict[Any, Any]) -> bool:
+    """``{"$optional": a scalar, a list without matchers, or a plain $any}`` (``value``
+    has one key)."""
+    if "$optional" not in value:
+        return False
+    inner = value["$optional"]
+    kind = type(inner)
+    if kind is dict:
+        return len(inner) == 1 and _is_plain_any(inner)
+    return kind in SCALARS or (kind is list and not has_matchers(inner))
+
+
 def is_optional(expected: Any) -> bool:
     """True when an expected object member may be left out (``$optional``)."""
-    return type(expected) is Matcher and expected.optional
+    kind = type(expected)
+    if kind is dict:  # compiled: a plain $optional read in place, or a plain value
+        return len(expected) == 1 and "$optional" in expected
+    return kind is Matcher and expected.optional
+
+
+def object_matches(value: Any, expected: Mapping[Any, Any], numeric: bool) -> bool:
+    """A compiled expected object: every member acceptable or optional, nothing else."""
+    if type(value) is not dict and not isinstance(value, Mapping):
+        return False
+    present = 0
+    for key, want in expected.items():
+        got = value.get(key, _ABSENT)
+        if got is _ABSENT:
+            if not is_optional(want):
+                return False
+            continue
+        present += 1
+        if type(want) is type(got) and (type(got) is str or type(got) is int):
+            if got != want:  # the common plain leaf, inline
+                return False
+        elif not matches(got, want, numeric):
+            return False
+    return present == len(value)  # no member that is not expected
+
+
+_ABSENT = object()
 
 
 def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
@@ -216,18 +302,22 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     True
     """
     kind = type(expected)
+    if kind is dict and len(expected) == 1:  # a plain $any / $optional (see the module doc)
+        options = expected.get("$any")
+        if options is None and "$optional" in expected:
+            inner = expected["$optional"]
+            if type(inner) is not dict:
+                return values_equal(value, inner, numeric)
+            options = inner["$any"]
+        if options is not None:
+            for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
+                if values_equal(value, option, numeric):
+                    return True
+            return False
     if kind is Matcher:
         return expected.accepts(value, numeric)
     if kind is _MatchDict:
-        if not isinstance(value, Mapping):
-            return False
-        for key, want in expected.items():
-            if key in value:
-                if not matches(value[key], want, numeric):
-                    return False
-            elif not is_optional(want):
-                return False
-        return all(key in expected for key in value)
+        return object_matches(value, expected, numeric)
     if kind is _MatchList:
         return (
             isinstance(value, (list, tuple))
