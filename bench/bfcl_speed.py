@@ -1,16 +1,20 @@
 """Timing BFCL's checker against agentloop's ``bfcl_verdict`` and ``tool_call_match``.
 
-Each checker runs in its own process (BFCL's worker in ``.venv-bfcl`` with ``--time``,
-agentloop's here) on the same canonical cases, in alternating trials so both see the
-same machine load; the best time of each is reported in µs per case.
+Each trial is two fresh processes on the same canonical cases, in alternation so both
+see the same machine load: BFCL's worker (``.venv-bfcl``, ``bfcl_checker.py --time``)
+and agentloop's (this file run as a script, ``--time``). Timings of one Python process
+differ from another's by up to 30% on this VM (memory layout), so both sides get the
+same treatment; the best time of each over the trials is reported in µs per case.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,8 @@ from agentloop.benchmarks import bfcl_rows, openai_name
 from evals import bfcl_verdict, tool_call_match
 
 __all__ = ["machine", "speed"]
+
+_KEYS = ("verdict", "decoded", "match")
 
 
 def speed(
@@ -33,38 +39,18 @@ def speed(
         for c in make_cases(cat, data, limit)
         if c["perturbation"] in ("canonical", "call_required_args")
     ]
-    cats = list(dict.fromkeys(c["category"] for c in canon))
-    rows = {r["id"]: r for cat in cats for r in bfcl_rows(cat, data)}
-    items = prepared(canon, rows)
     path = out / "speed" / "canonical.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(c) + "\n" for c in canon), encoding="utf-8")
-    # Arguments bound before timing, as BFCL's worker prepares its inputs: the signature
-    # probing in verdict_kwargs is the bench's, not bfcl_verdict's.
-    bound = [verdict_kwargs(messages, row) for _case, messages, row in items]
-    # The input BFCL's ast_checker alone gets: the calls, their arguments decoded.
-    decoded = [
-        {**kwargs, "trajectory": _decoded_calls(case)}
-        for kwargs, (case, _m, _r) in zip(bound, items, strict=True)
-    ]
-    match = [(messages, row.get("ground_truth"), row.get("tools")) for _c, messages, row in items]
-    best = dict.fromkeys(("check", "decode", "verdict", "decoded", "match"), float("inf"))
+    best = dict.fromkeys(("check", "decode", *_KEYS), float("inf"))
     for _ in range(trials):  # alternating: BFCL's process, then ours, so both see the same load
-        proc = subprocess.run(
-            [str(BFCL_PYTHON), str(WORKER), "--mode", mode, "--time", "2", str(path)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        timed = json.loads(proc.stdout)
+        timed = _run([str(BFCL_PYTHON), str(WORKER), "--mode", mode, "--time", "2", str(path)])
         best["check"] = min(best["check"], *timed["check_s"])
         best["decode"] = min(best["decode"], *timed["decode_check_s"])
-        # Nothing is remembered between calls, so a second pass is no warmer than the first.
-        for _ in range(2):  # as many timings per trial as BFCL's worker (--time 2)
-            best["verdict"] = min(best["verdict"], _time_verdict(bound))
-            best["decoded"] = min(best["decoded"], _time_verdict(decoded))
-            best["match"] = min(best["match"], _time_match(match))
-    n = len(items)
+        ours = _run([sys.executable, __file__, "--time", "2", "--data", str(data), str(path)])
+        for key in _KEYS:
+            best[key] = min(best[key], *ours[key])
+    n = len(canon)
     us = {key: value / n * 1e6 for key, value in best.items()}
     bfcl_us, bfcl_decode_us = us["check"], us["decode"]
     result = {
@@ -103,18 +89,40 @@ def _decoded_calls(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": openai_name(n), "arguments": a} for c in case["output"] for n, a in c.items()]
 
 
-def _time_verdict(bound: list[dict[str, Any]]) -> float:
-    start = time.perf_counter()
-    for kwargs in bound:
-        bfcl_verdict(**kwargs)
-    return time.perf_counter() - start
+def _run(command: list[str]) -> dict[str, Any]:
+    proc = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
-def _time_match(cases: list[tuple[Any, Any, Any]]) -> float:
-    start = time.perf_counter()
-    for messages, truth, tools in cases:
-        tool_call_match(messages, truth, order="unordered", schema=tools)
-    return time.perf_counter() - start
+def timing(cases: list[dict[str, Any]], data: Path, trials: int) -> dict[str, list[float]]:
+    """Seconds per trial over all cases, for each of agentloop's checkers (``_KEYS``)."""
+    cats = list(dict.fromkeys(c["category"] for c in cases))
+    rows = {r["id"]: r for cat in cats for r in bfcl_rows(cat, data)}
+    items = prepared(cases, rows)
+    # Arguments bound before timing, as BFCL's worker prepares its inputs: the signature
+    # probing in verdict_kwargs is the bench's, not bfcl_verdict's.
+    bound = [verdict_kwargs(messages, row) for _case, messages, row in items]
+    # The input BFCL's ast_checker alone gets: the calls, their arguments decoded.
+    decoded = [
+        {**kwargs, "trajectory": _decoded_calls(case)}
+        for kwargs, (case, _m, _r) in zip(bound, items, strict=True)
+    ]
+    match = [(messages, row.get("ground_truth"), row.get("tools")) for _c, messages, row in items]
+    out: dict[str, list[float]] = {key: [] for key in _KEYS}
+    for _ in range(trials):
+        start = time.perf_counter()
+        for kwargs in bound:
+            bfcl_verdict(**kwargs)
+        out["verdict"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for kwargs in decoded:
+            bfcl_verdict(**kwargs)
+        out["decoded"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for messages, truth, tools in match:
+            tool_call_match(messages, truth, order="unordered", schema=tools)
+        out["match"].append(time.perf_counter() - start)
+    return out
 
 
 def machine() -> str:
@@ -128,3 +136,20 @@ def machine() -> str:
     except OSError:
         pass
     return f"{cpu}, {os.cpu_count()} cpus, {platform.system()}, Python {platform.python_version()}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The agentloop side of one trial: time each checker on the cases, print JSON."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("cases", help="JSONL cases (written by speed())")
+    parser.add_argument("--time", type=int, default=2, metavar="N", help="timings per checker")
+    parser.add_argument("--data", required=True, help="BFCL data dir")
+    args = parser.parse_args(argv)
+    text = Path(args.cases).read_text(encoding="utf-8")
+    cases = [json.loads(line) for line in text.splitlines() if line.strip()]
+    print(json.dumps(timing(cases, Path(args.data), args.time)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
