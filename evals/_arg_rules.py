@@ -4,6 +4,7 @@ acceptable values from ``arg_overrides``, expected calls with matchers compiled.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from ._calls import Call
@@ -35,8 +36,10 @@ def rules(
     >>> default({"a": 1}, {"a": 1}), by_tool["f"]({"a": 1}, {}), values
     (True, True, {'g': {'x': 1}})
     """
+    if overrides is None:  # the common case: one rule for every tool
+        return _rule(args, numeric), {}, {}
     check_mode("args", args, ARG_MODES)
-    if overrides is not None and not isinstance(overrides, Mapping):
+    if not isinstance(overrides, Mapping):
         raise ValueError("arg_overrides must map tool names to modes, callables or matchers")
     per_tool: dict[str, ArgRule] = {}
     values: dict[str, dict[str, Any]] = {}
@@ -55,7 +58,14 @@ def rules(
                 f"arg_overrides[{name!r}] must be one of {', '.join(ARG_MODES)}, a callable "
                 "or an object of acceptable argument values"
             )
-    return arg_rule(args, numeric), per_tool, values
+    return _rule(args, numeric), per_tool, values
+
+
+@cache
+def _rule(args: str, numeric: bool) -> ArgRule:
+    """The rule of a mode (stateless, so built once per mode; unknown modes raise)."""
+    check_mode("args", args, ARG_MODES)
+    return arg_rule(args, numeric)
 
 
 def expected_calls(exp: list[Call], values: dict[str, dict[str, Any]]) -> list[Call]:
@@ -81,9 +91,10 @@ def expected_calls(exp: list[Call], values: dict[str, dict[str, Any]]) -> list[C
     return out
 
 
-def schema_rules(schema: Any) -> SchemaIndex | None:
+def schema_rules(schema: Any, calls: list[Call] | None = None) -> SchemaIndex | None:
+    """The schema index, of the tools ``calls`` name (all tools without ``calls``)."""
     if schema is None:
         return None
     if schema == "row":
         raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
-    return schema_index(schema)
+    return schema_index(schema, None if calls is None else {c.name for c in calls})

@@ -15,13 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from pydantic import BaseModel
-
 from ._bfcl_answer import Unsupported, bfcl_answer
 from ._bfcl_check import Failure, check_call
 from ._calls import Call, collect_calls
 from ._compare import max_matching
-from ._results import BfclDetails, RewardResult
+from ._results import BfclDetails, RewardResult, trusted
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
 
@@ -108,28 +106,12 @@ def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
     return check_call(doc, gen.args, exp.args)
 
 
-# ``trusted`` unrolled for the two models of every verdict: the slots' own setters
-# skip object.__setattr__'s lookups (~0.5 µs of a verdict's ~10).
-_new = object.__new__
-_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-_set_dict, _set_fields, _set_extra, _set_private = (BaseModel.__dict__[s].__set__ for s in _SLOTS)
-
-
 def _result(
     score: float, reason: str, category: str, error: str, n_gen: int, n_exp: int
 ) -> BfclResult:
-    details = _new(BfclDetails)
-    _set_dict(details, {"category": category, "error_type": error,
-                        "generated_count": n_gen, "expected_count": n_exp})  # fmt: skip
-    _set_fields(details, {"category", "error_type", "generated_count", "expected_count"})
-    _set_extra(details, None)
-    _set_private(details, None)
-    result = _new(BfclResult)
-    _set_dict(result, {"score": score, "reason": reason, "details": details})
-    _set_fields(result, {"score", "reason", "details"})
-    _set_extra(result, None)
-    _set_private(result, None)
-    return result
+    details = trusted(BfclDetails, {"category": category, "error_type": error,
+                                    "generated_count": n_gen, "expected_count": n_exp})  # fmt: skip
+    return trusted(BfclResult, {"score": score, "reason": reason, "details": details})
 
 
 def bfcl_verdict(

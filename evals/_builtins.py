@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._arg_rules import schema_rules
 from ._bfcl import bfcl_verdict
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
@@ -77,6 +78,7 @@ def _check_match(params: dict[str, Any]) -> None:
     if params.get("schema") == "row":
         params = {**params, "schema": None}
     tool_call_match([], [], **params)
+    schema_rules(params.get("schema"))  # every tool of a fixed schema, not only called ones
 
 
 register_reward("qa_f1_reward", _qa)

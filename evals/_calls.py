@@ -229,7 +229,6 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
     if (  # a ground truth {"tool_calls": [...]}: its calls, as the message path reads them
         type(obj) is dict
         and type(raw := obj.get("tool_calls")) is list
-        and raw
         and "role" not in obj
         and not obj.get("invalid_tool_calls")
     ):

@@ -30,7 +30,9 @@ __all__ = [
 DetailsT = TypeVar("DetailsT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _new = object.__new__
-_set = object.__setattr__
+# The instance slots' own setters: object.__setattr__ would look each one up first.
+_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+_set_dict, _set_fields, _set_extra, _set_private = (BaseModel.__dict__[s].__set__ for s in _SLOTS)
 
 
 def trusted(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
@@ -48,10 +50,10 @@ def trusted(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
     1.0
     """
     obj = _new(cls)
-    _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", set(fields))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_dict(obj, fields)
+    _set_fields(obj, set(fields))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

@@ -7,7 +7,7 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any, TypeGuard
 
 from ._calls import Call
@@ -40,28 +40,30 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)  # ABC checks are slow
 
 
-def schema_index(tools: Any) -> SchemaIndex:
+def schema_index(tools: Any, names: Container[str] | None = None) -> SchemaIndex:
     """Tool name -> (declared parameter schemas, required names) of OpenAI tool schemas
     (or bare function schemas); ValueError (one line) on a shape it cannot read.
+    ``names``: index only these tools (the called ones), reading the others' names only.
 
     >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
     ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
-    >>> schema_index([tool])
-    {'f': ({'x': {'type': 'integer'}}, ('x',))}
+    >>> schema_index([tool]), schema_index([tool], names=())
+    ({'f': ({'x': {'type': 'integer'}}, ('x',))}, {})
     """
     if not isinstance(tools, list):
         raise ValueError("schema must be a list of tool schemas or 'row'")
     index: SchemaIndex = {}
     for i, tool in enumerate(tools):
         function = tool.get("function", tool) if _is_mapping(tool) else None
-        if not _is_mapping(function) or type(function.get("name")) is not str:
+        if not _is_mapping(function) or type(name := function.get("name")) is not str:
             raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+        if names is not None and name not in names:
+            continue
         params = function.get("parameters") or {}
         props = params.get("properties") or {} if _is_mapping(params) else None
         if not _is_mapping(props):
-            name = function["name"]
             raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
-        index[function["name"]] = (props, tuple(map(str, params.get("required") or ())))
+        index[name] = (props, tuple(map(str, params.get("required") or ())))
     return index
 
 

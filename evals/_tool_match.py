@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._arg_rules import Override, check_mode, expected_calls, rules, schema_rules
+from ._call_pairing import diagnostics, failure_reason, paired_at_once, paired_by_rules
 from ._calls import (
     Call,
     calls_from_items,
@@ -21,13 +22,7 @@ from ._calls import (
     collect_calls,
     last_message_calls,
 )
-from ._compare import (
-    ARG_MODES,
-    align_in_order,
-    diagnose,
-    max_matching,
-    values_equal,
-)
+from ._compare import ARG_MODES, diagnose, values_equal
 from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
@@ -157,7 +152,9 @@ def tool_call_match(
       ``{argument: acceptable value or matcher}``, replacing the expected values.
     - ``schema``: OpenAI tool schemas; a generated call then also has to keep to its
       tool's schema (declared parameters only, required ones present, BFCL's Python
-      type rules), or it pairs with nothing.
+      type rules), or it pairs with nothing. Only the called tools' schemas are read
+      (as BFCL reads only the called function's doc); a config's fixed ``schema`` is
+      checked whole when the config loads.
 
     Names always have to be equal. Unknown modes raise ValueError. The details
     carry call precision/recall/F1 and per-call argument agreement.
@@ -173,28 +170,28 @@ def tool_call_match(
     >>> tool_call_match([A(x="paris")], [A(x={"$any": ["Paris", "paris"]})]).score
     1.0
     """
-    check_mode("order", order, ORDER_MODES)
-    check_mode("numbers", numbers, NUMBER_MODES)
+    if order not in ORDER_MODES:
+        check_mode("order", order, ORDER_MODES)
+    if numbers not in NUMBER_MODES:
+        check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
     default_rule, per_tool, values = rules(args, numeric, arg_overrides)
-    index = schema_rules(schema)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
     exp = expected_calls(collect_calls(expected, notes, "expected"), values)
-    # a call breaking its schema pairs with nothing
-    broken = [None] * len(gen) if index is None else [schema_problem(g, index) for g in gen]
-    ok = [
-        [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
-        if problem is None
-        else [False] * len(exp)
-        for g, problem in zip(gen, broken, strict=True)
-    ]
+    index = schema_rules(schema, gen)
+    broken = None if index is None else [schema_problem(g, index) for g in gen]
+    modes = (order, args, numbers)
+    plain = args == "exact"
 
-    if order == "strict":
-        pairs = align_in_order(ok)
-    else:
-        adjacency = [[j for j, fits in enumerate(row) if fits] for row in ok]
-        pairs = [(i, j) for i, j in enumerate(max_matching(adjacency, len(exp))) if j >= 0]
+    partner = paired_at_once(gen, exp, broken, default_rule, per_tool, order == "strict")
+    if partner is not None:  # every call paired: the common case, no comparison to report
+        calls = diagnostics(gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric)
+        n = len(gen)
+        reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
+        return make_result(1.0, reason, gen, exp, n, calls, notes, modes)
+
+    pairs, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
     k = len(pairs)
     passed = {
         "strict": k == len(gen) == len(exp),
@@ -202,51 +199,13 @@ def tool_call_match(
         "subset": k == len(gen),
         "superset": k == len(exp),
     }[order]
-
-    gen_of = {j: i for i, j in pairs}
-    paired = set(gen_of.values())
-    free = [i for i in range(len(gen)) if i not in paired]
-    calls: list[dict[str, Any]] = []
-    for j, e in enumerate(exp):
-        if j in gen_of:
-            i = gen_of[j]
-            if args == "exact" and e.name not in per_tool:  # paired: every argument fits
-                calls.append(equal_pair(j, e.name, i))
-            else:
-                calls.append(diagnose(j, e, i, gen[i], True, numeric))
-            continue
-        # Diagnostics only: compare with the closest unpaired call of that name.
-        options = [
-            (i, diagnose(j, e, i, gen[i], False, numeric)) for i in free if gen[i].name == e.name
-        ]
-        if not options:
-            calls.append(diagnose(j, e, None, None, False, numeric))
-            continue
-        i, best = max(options, key=lambda option: option[1]["arg_agreement"])
-        if ok[i][j]:
-            best["note"] = "fits the rules but could not be paired (order or count)"
-        free.remove(i)
-        calls.append(best)
-    calls += [diagnose(None, None, i, gen[i], False, numeric) for i in free]
-    if index is not None:
+    calls = diagnostics(gen, exp, {j: i for i, j in pairs}, ok, plain, per_tool, numeric)
+    if broken is not None:
         for d in calls:
             problem = None if d["generated_index"] is None else broken[d["generated_index"]]
             if problem is not None:
                 d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
-
-    summary = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
-    if passed:
-        reason = summary
-    else:
-        # The failing side for the mode: extras for subset, misses for superset.
-        relevant = [
-            d
-            for d in calls
-            if not d["matched"]
-            and (order != "subset" or d["generated_index"] is not None)
-            and (order != "superset" or d["expected_index"] is not None)
-        ]
-        reason = summary + "; " + describe(relevant[0], exp, gen) if relevant else summary
-    return make_result(
-        1.0 if passed else 0.0, reason, gen, exp, k, calls, notes, (order, args, numbers)
-    )
+    reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
+    if not passed:
+        reason = failure_reason(reason, order, calls, exp, gen)
+    return make_result(1.0 if passed else 0.0, reason, gen, exp, k, calls, notes, modes)

@@ -86,4 +86,10 @@ def test_bad_schemas_are_refused_up_front() -> None:
 def test_parameters_that_are_not_an_object_are_a_schema_error() -> None:
     tools = [{"type": "function", "function": {"name": "f", "parameters": ["x"]}}]
     with pytest.raises(ValueError, match=r"schema\[0\] \('f'\): parameters.properties"):
-        tool_call_match([], [], schema=tools)
+        tool_call_match([c("f")], [c("f")], schema=tools)
+    # A config's schema is checked whole when it loads ...
+    with pytest.raises(ValueError, match=r"schema\[0\] \('f'\): parameters.properties"):
+        parse_reward_specs([{"tool_call_match": {"schema": tools}}])
+    # ... while scoring reads only the called tools, as BFCL reads only the called doc.
+    good = {"type": "function", "function": {"name": "g", "parameters": {"properties": {}}}}
+    assert tool_call_match([c("g")], [c("g")], schema=[*tools, good]).score == 1.0
