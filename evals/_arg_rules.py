@@ -3,16 +3,16 @@ acceptable values from ``arg_overrides``, expected calls with matchers compiled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cache
 from typing import Any
 
 from ._calls import Call
 from ._compare import ARG_MODES, ArgRule, arg_rule
 from ._matchers import check_matchers, compile_arguments, compile_matchers
-from ._schema_rules import SchemaIndex, schema_index
+from ._schema_rules import SchemaIndex, schema_index, schema_problem
 
-__all__ = ["Override", "check_mode", "expected_calls", "rules", "schema_rules"]
+__all__ = ["Override", "check_mode", "expected_calls", "rules", "schema_problems", "schema_rules"]
 
 
 def check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") -> None:
@@ -91,10 +91,26 @@ def expected_calls(exp: list[Call], values: dict[str, dict[str, Any]]) -> list[C
     return out
 
 
-def schema_rules(schema: Any, calls: list[Call] | None = None) -> SchemaIndex | None:
-    """The schema index, of the tools ``calls`` name (all tools without ``calls``)."""
+def schema_rules(schema: Any, names: Collection[str] | None = None) -> SchemaIndex | None:
+    """The schema index, of the tools named (of all tools without ``names``); None
+    without a schema."""
     if schema is None:
         return None
     if schema == "row":
         raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
-    return schema_index(schema, None if calls is None else {c.name for c in calls})
+    return schema_index(schema, names)
+
+
+def schema_problems(schema: Any, gen: list[Call], exp: list[Call]) -> list[str | None] | None:
+    """The schema rule each generated call breaks (None: none) for the calls that could
+    pair (an expected call has their name); None without a schema.
+
+    >>> tool = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
+    >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
+    ["type of parameter 'x': expected integer, got str", None]
+    """
+    expected = {e.name for e in exp}
+    index = schema_rules(schema, {g.name for g in gen if g.name in expected})
+    if index is None:
+        return None
+    return [schema_problem(g, index) if g.name in expected else None for g in gen]

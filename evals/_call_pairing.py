@@ -68,19 +68,28 @@ def paired_by_rules(
     default_rule: ArgRule,
     per_tool: dict[str, ArgRule],
     order: str,
-) -> tuple[list[tuple[int, int]], list[list[bool]]]:
-    """Every comparison, and the pairs (generated, expected): the longest order-preserving
-    alignment for ``strict``, maximum bipartite matching otherwise."""
+) -> tuple[dict[int, int], list[list[bool]]]:
+    """The generated partner of each paired expected call, and every comparison: the
+    longest order-preserving alignment for ``strict``, maximum bipartite matching
+    otherwise."""
     ok = [
         [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
         if broken is None or broken[i] is None
         else [False] * len(exp)  # a call breaking its schema pairs with nothing
         for i, g in enumerate(gen)
     ]
+    partners: dict[int, int] = {}
+    if not exp or not gen:
+        return partners, ok
     if order == "strict":
-        return align_in_order(ok), ok
+        for i, j in align_in_order(ok):
+            partners[j] = i
+        return partners, ok
     adjacency = [[j for j, fits in enumerate(row) if fits] for row in ok]
-    return [(i, j) for i, j in enumerate(max_matching(adjacency, len(exp))) if j >= 0], ok
+    for i, j in enumerate(max_matching(adjacency, len(exp))):
+        if j >= 0:
+            partners[j] = i
+    return partners, ok
 
 
 def diagnostics(
@@ -95,8 +104,10 @@ def diagnostics(
     """A ``diagnose`` dict per expected call (paired, or against the closest unpaired call
     of its name), then one per generated call left over. ``partner``: expected index ->
     generated index; ``plain``: exact arguments, so a paired call has nothing to diff."""
-    paired = set(partner.values())
-    free = [i for i in range(len(gen)) if i not in paired]
+    free = list(range(len(gen)))
+    if partner:
+        paired = set(partner.values())
+        free = [i for i in free if i not in paired]
     calls: list[dict[str, Any]] = []
     for j, e in enumerate(exp):
         if j in partner:
@@ -117,7 +128,9 @@ def diagnostics(
             best["note"] = "fits the rules but could not be paired (order or count)"
         free.remove(i)
         calls.append(best)
-    return calls + [diagnose(None, None, i, gen[i], False, numeric) for i in free]
+    for i in free:
+        calls.append(diagnose(None, None, i, gen[i], False, numeric))
+    return calls
 
 
 def failure_reason(
@@ -125,11 +138,11 @@ def failure_reason(
 ) -> str:
     """The summary and the first failing pairing on the side the mode checks (extras for
     subset, misses for superset)."""
-    relevant = [
-        d
-        for d in calls
-        if not d["matched"]
-        and (order != "subset" or d["generated_index"] is not None)
-        and (order != "superset" or d["expected_index"] is not None)
-    ]
-    return summary + "; " + describe(relevant[0], exp, gen) if relevant else summary
+    for d in calls:
+        if (
+            not d["matched"]
+            and (order != "subset" or d["generated_index"] is not None)
+            and (order != "superset" or d["expected_index"] is not None)
+        ):
+            return summary + "; " + describe(d, exp, gen)
+    return summary

@@ -225,12 +225,18 @@ def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
         kind = type(value)
         if kind in SCALARS:
             continue
-        if kind is dict and len(value) == 1 and type(options := value.get("$any")) is list:
-            for option in options:  # BFCL's plain $any, inline: it is most arguments
-                if type(option) not in SCALARS and has_matchers(option):
-                    break
-            else:
+        if kind is dict and len(value) == 1:  # BFCL's plain $any and $optional, inline
+            options = value.get("$any")
+            if options is None and type(inner := value.get("$optional")) is dict:
+                options = inner.get("$any") if len(inner) == 1 else None
+            elif options is None and type(inner) in SCALARS and "$optional" in value:
                 continue
+            if type(options) is list:
+                for option in options:
+                    if type(option) not in SCALARS and has_matchers(option):
+                        break
+                else:
+                    continue
         try:
             compiled = _compile(value)
         except _BadMatcher:
@@ -283,8 +289,18 @@ def object_matches(value: Any, expected: Mapping[Any, Any], numeric: bool) -> bo
                 return False
             continue
         present += 1
-        if type(want) is type(got) and (type(got) is str or type(got) is int):
+        kind = type(got)
+        if type(want) is kind and (kind is str or kind is int):
             if got != want:  # the common plain leaf, inline
+                return False
+        elif type(want) is dict and len(want) == 1 and type(want.get("$any")) is list:
+            for option in want["$any"]:  # BFCL's acceptable values, inline
+                if type(option) is kind and (kind is str or kind is int):
+                    if option == got:
+                        break
+                elif values_equal(got, option, numeric):
+                    break
+            else:
                 return False
         elif not matches(got, want, numeric):
             return False

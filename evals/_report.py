@@ -69,7 +69,13 @@ def make_result(
     (1.0, True)
     """
     precision, recall, f1 = _rates(matched, len(gen), len(exp))
-    agreements = [d["arg_agreement"] for d in calls if d["expected_index"] is not None]
+    total, n_expected = 0.0, 0
+    diagnostics = []
+    for d in calls:
+        if d["expected_index"] is not None:
+            total += d["arg_agreement"]
+            n_expected += 1
+        diagnostics.append(trusted(CallDiagnostic, d))
     return trusted(
         ToolMatchResult,
         {
@@ -87,8 +93,8 @@ def make_result(
                     "call_precision": precision,
                     "call_recall": recall,
                     "call_f1": f1,
-                    "mean_arg_agreement": sum(agreements) / len(agreements) if agreements else 1.0,
-                    "calls": [trusted(CallDiagnostic, d) for d in calls],
+                    "mean_arg_agreement": total / n_expected if n_expected else 1.0,
+                    "calls": diagnostics,
                     "notes": notes,
                 },
             ),

@@ -7,7 +7,7 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, TypeGuard
 
 from ._calls import Call
@@ -40,10 +40,11 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)  # ABC checks are slow
 
 
-def schema_index(tools: Any, names: Container[str] | None = None) -> SchemaIndex:
+def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaIndex:
     """Tool name -> (declared parameter schemas, required names) of OpenAI tool schemas
     (or bare function schemas); ValueError (one line) on a shape it cannot read.
-    ``names``: index only these tools (the called ones), reading the others' names only.
+    ``names``: index only these tools (the called ones); tools are read in order until
+    all of them are found.
 
     >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
     ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
@@ -53,6 +54,8 @@ def schema_index(tools: Any, names: Container[str] | None = None) -> SchemaIndex
     if not isinstance(tools, list):
         raise ValueError("schema must be a list of tool schemas or 'row'")
     index: SchemaIndex = {}
+    if names is not None and not names:
+        return index
     for i, tool in enumerate(tools):
         function = tool.get("function", tool) if _is_mapping(tool) else None
         if not _is_mapping(function) or type(name := function.get("name")) is not str:
@@ -64,6 +67,8 @@ def schema_index(tools: Any, names: Container[str] | None = None) -> SchemaIndex
         if not _is_mapping(props):
             raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
         index[name] = (props, tuple(map(str, params.get("required") or ())))
+        if names is not None and len(index) == len(names):
+            break
     return index
 
 
@@ -123,9 +128,26 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
         if name not in args:
             return f"missing required parameter {name!r}"
     for name, value in args.items():
-        if name not in props:
+        spec = props.get(name, _ABSENT)
+        if spec is _ABSENT:
             return f"undeclared parameter {name!r}"
-        problem = type_problem(value, props[name])
+        declared = spec.get("type") if type(spec) is dict else None
+        if type(declared) is str and type(value) in _PLAIN_OK.get(declared, ()):
+            continue  # a scalar of a declared scalar type, the common case
+        problem = type_problem(value, spec)
         if problem is not None:
             return f"type of parameter {name!r}: {problem}"
     return None
+
+
+_ABSENT = object()
+# Declared type -> the JSON scalar types that have it (exactly: no subclass, no bool as a
+# number); containers and the rest go through type_problem, which also checks items.
+_PLAIN_OK: dict[str, frozenset[type]] = {
+    "string": frozenset((str,)),
+    "integer": frozenset((int,)),
+    "number": frozenset((int, float)),
+    "float": frozenset((int, float)),
+    "boolean": frozenset((bool,)),
+    "null": frozenset((type(None),)),
+}

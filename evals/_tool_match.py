@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._arg_rules import Override, check_mode, expected_calls, rules, schema_rules
+from ._arg_rules import Override, check_mode, expected_calls, rules, schema_problems
 from ._call_pairing import diagnostics, failure_reason, paired_at_once, paired_by_rules
 from ._calls import (
     Call,
@@ -26,7 +26,6 @@ from ._compare import ARG_MODES, diagnose, values_equal
 from ._messages import is_message, is_trajectory
 from ._report import ToolMatchResult, describe, equal_pair, make_result
 from ._schema import match_function_call
-from ._schema_rules import schema_problem
 
 __all__ = [
     "ARG_MODES",
@@ -152,9 +151,9 @@ def tool_call_match(
       ``{argument: acceptable value or matcher}``, replacing the expected values.
     - ``schema``: OpenAI tool schemas; a generated call then also has to keep to its
       tool's schema (declared parameters only, required ones present, BFCL's Python
-      type rules), or it pairs with nothing. Only the called tools' schemas are read
-      (as BFCL reads only the called function's doc); a config's fixed ``schema`` is
-      checked whole when the config loads.
+      type rules), or it pairs with nothing. Only the schemas of called tools that are
+      also expected are read (as BFCL reads only the expected function's doc); a
+      config's fixed ``schema`` is checked whole when the config loads.
 
     Names always have to be equal. Unknown modes raise ValueError. The details
     carry call precision/recall/F1 and per-call argument agreement.
@@ -179,8 +178,7 @@ def tool_call_match(
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
     exp = expected_calls(collect_calls(expected, notes, "expected"), values)
-    index = schema_rules(schema, gen)
-    broken = None if index is None else [schema_problem(g, index) for g in gen]
+    broken = schema_problems(schema, gen, exp)
     modes = (order, args, numbers)
     plain = args == "exact"
 
@@ -191,15 +189,15 @@ def tool_call_match(
         reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
         return make_result(1.0, reason, gen, exp, n, calls, notes, modes)
 
-    pairs, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
-    k = len(pairs)
-    passed = {
-        "strict": k == len(gen) == len(exp),
-        "unordered": k == len(gen) == len(exp),
-        "subset": k == len(gen),
-        "superset": k == len(exp),
-    }[order]
-    calls = diagnostics(gen, exp, {j: i for i, j in pairs}, ok, plain, per_tool, numeric)
+    partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
+    k = len(partners)
+    if order == "subset":
+        passed = k == len(gen)
+    elif order == "superset":
+        passed = k == len(exp)
+    else:
+        passed = k == len(gen) == len(exp)
+    calls = diagnostics(gen, exp, partners, ok, plain, per_tool, numeric)
     if broken is not None:
         for d in calls:
             problem = None if d["generated_index"] is None else broken[d["generated_index"]]

@@ -20,6 +20,7 @@ TOOLS = [
             "guests": {"type": "array", "items": {"type": "string"}},
             "prefs": {"type": "object"},
             "note": {},
+            "floor": {"type": ["integer", "null"]},
         },
     }}},
 ]  # fmt: skip
@@ -45,6 +46,8 @@ OK = {"city": "Rome", "nights": 2}
         ({**OK, "breakfast": 1}, "type of parameter 'breakfast': expected boolean, got int"),
         ({**OK, "guests": ["a", 2]}, "type of parameter 'guests': item 1: expected string"),
         ({**OK, "prefs": []}, "type of parameter 'prefs': expected object, got list"),
+        ({**OK, "floor": None}, None),  # a list of types: any of them
+        ({**OK, "floor": "3"}, "type of parameter 'floor': expected integer/null, got str"),
     ],
 )
 def test_schema_rules(args: dict[str, Any], problem: str | None) -> None:
