@@ -109,8 +109,19 @@ def schema_problems(schema: Any, gen: list[Call], exp: list[Call]) -> list[str |
     >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
     ["type of parameter 'x': expected integer, got str", None]
     """
-    expected = {e.name for e in exp}
-    index = schema_rules(schema, {g.name for g in gen if g.name in expected})
+    if schema is None:
+        return None
+    expected = set()  # plain loops: a comprehension is a function call on this hot path
+    for e in exp:
+        expected.add(e.name)
+    called = set()
+    for g in gen:
+        if g.name in expected:
+            called.add(g.name)
+    index = schema_rules(schema, called)
     if index is None:
         return None
-    return [schema_problem(g, index) if g.name in expected else None for g in gen]
+    problems: list[str | None] = []
+    for g in gen:
+        problems.append(schema_problem(g, index) if g.name in expected else None)
+    return problems

@@ -293,8 +293,8 @@ def object_matches(value: Any, expected: Mapping[Any, Any], numeric: bool) -> bo
         if type(want) is kind and (kind is str or kind is int):
             if got != want:  # the common plain leaf, inline
                 return False
-        elif type(want) is dict and len(want) == 1 and type(want.get("$any")) is list:
-            for option in want["$any"]:  # BFCL's acceptable values, inline
+        elif type(want) is dict and len(want) == 1 and type(options := _options(want)) is list:
+            for option in options:  # BFCL's acceptable values, inline
                 if type(option) is kind and (kind is str or kind is int):
                     if option == got:
                         break
@@ -308,6 +308,15 @@ def object_matches(value: Any, expected: Mapping[Any, Any], numeric: bool) -> bo
 
 
 _ABSENT = object()
+
+
+def _options(want: dict[Any, Any]) -> Any:
+    """The acceptable values of a compiled one-key object read in place: a plain ``$any``,
+    or one inside ``$optional`` (None otherwise)."""
+    options = want.get("$any")
+    if options is None and type(inner := want.get("$optional")) is dict:
+        return inner["$any"]
+    return options
 
 
 def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
