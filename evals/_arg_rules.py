@@ -36,9 +36,9 @@ def rules(
     >>> default({"a": 1}, {"a": 1}), by_tool["f"]({"a": 1}, {}), values
     (True, True, {'g': {'x': 1}})
     """
+    check_mode("args", args, ARG_MODES)
     if overrides is None:  # the common case: one rule for every tool
         return _rule(args, numeric), {}, {}
-    check_mode("args", args, ARG_MODES)
     if not isinstance(overrides, Mapping):
         raise ValueError("arg_overrides must map tool names to modes, callables or matchers")
     per_tool: dict[str, ArgRule] = {}
@@ -63,8 +63,7 @@ def rules(
 
 @cache
 def _rule(args: str, numeric: bool) -> ArgRule:
-    """The rule of a mode (stateless, so built once per mode; unknown modes raise)."""
-    check_mode("args", args, ARG_MODES)
+    """The rule of a known mode (stateless, so built once per mode)."""
     return arg_rule(args, numeric)
 
 

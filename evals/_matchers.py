@@ -189,7 +189,7 @@ def _compile(value: Any) -> Any:
     if kind is not dict and not isinstance(value, Mapping):
         return value
     if kind is dict and len(value) == 1:  # the common matchers, well formed as they are
-        if _is_plain_any(value) or _is_plain_optional(value):
+        if _read_in_place(value):
             return value  # read in place by matches()
         if type(value.get("$any")) is list or "$optional" in value:
             return Matcher(next(iter(value)), value)
@@ -225,18 +225,8 @@ def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
         kind = type(value)
         if kind in SCALARS:
             continue
-        if kind is dict and len(value) == 1:  # BFCL's plain $any and $optional, inline
-            options = value.get("$any")
-            if options is None and type(inner := value.get("$optional")) is dict:
-                options = inner.get("$any") if len(inner) == 1 else None
-            elif options is None and type(inner) in SCALARS and "$optional" in value:
-                continue
-            if type(options) is list:
-                for option in options:
-                    if type(option) not in SCALARS and has_matchers(option):
-                        break
-                else:
-                    continue
+        if kind is dict and len(value) == 1 and _read_in_place(value):
+            continue
         try:
             compiled = _compile(value)
         except _BadMatcher:
@@ -248,25 +238,27 @@ def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
     return out
 
 
-def _is_plain_any(value: dict[Any, Any]) -> bool:
-    """``{"$any": [values without matchers]}``, BFCL's acceptable values (``value`` has
-    one key)."""
-    options = value.get("$any")
-    return type(options) is list and not any(
-        type(option) not in SCALARS and has_matchers(option) for option in options
-    )
-
-
-def _is_plain_optional(value: dict[Any, Any]) -> bool:
-    """``{"$optional": a scalar, a list without matchers, or a plain $any}`` (``value``
-    has one key)."""
-    if "$optional" not in value:
+def _read_in_place(value: dict[Any, Any]) -> bool:
+    """Whether a one-key object is a plain ``$any`` (options without matchers) or a plain
+    ``$optional`` (around a scalar, a list without matchers or a plain ``$any``), which
+    :func:`matches` reads as written."""
+    if "$any" in value:
+        options = value["$any"]
+    elif "$optional" in value:
+        inner = value["$optional"]
+        if type(inner) is not dict:
+            return type(inner) in SCALARS or (type(inner) is list and not has_matchers(inner))
+        if len(inner) != 1 or "$any" not in inner:
+            return False
+        options = inner["$any"]
+    else:
         return False
-    inner = value["$optional"]
-    kind = type(inner)
-    if kind is dict:
-        return len(inner) == 1 and _is_plain_any(inner)
-    return kind in SCALARS or (kind is list and not has_matchers(inner))
+    if type(options) is not list:
+        return False
+    for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
+        if type(option) not in SCALARS and has_matchers(option):
+            return False
+    return True
 
 
 def is_optional(expected: Any) -> bool:
@@ -311,11 +303,11 @@ _ABSENT = object()
 
 
 def _options(want: dict[Any, Any]) -> Any:
-    """The acceptable values of a compiled one-key object read in place: a plain ``$any``,
-    or one inside ``$optional`` (None otherwise)."""
+    """The acceptable values of a one-key object read in place: a plain ``$any``, or one
+    inside ``$optional`` (None otherwise: a plain value, or ``$optional`` around one)."""
     options = want.get("$any")
-    if options is None and type(inner := want.get("$optional")) is dict:
-        return inner["$any"]
+    if options is None and type(inner := want.get("$optional")) is dict and len(inner) == 1:
+        return inner.get("$any")
     return options
 
 
@@ -328,12 +320,9 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     """
     kind = type(expected)
     if kind is dict and len(expected) == 1:  # a plain $any / $optional (see the module doc)
-        options = expected.get("$any")
+        options = _options(expected)
         if options is None and "$optional" in expected:
-            inner = expected["$optional"]
-            if type(inner) is not dict:
-                return values_equal(value, inner, numeric)
-            options = inner["$any"]
+            return values_equal(value, expected["$optional"], numeric)
         if options is not None:
             for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
                 if values_equal(value, option, numeric):

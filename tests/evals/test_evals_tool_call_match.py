@@ -121,6 +121,8 @@ def test_arg_overrides() -> None:
     [
         ({"order": "any"}, "order mode 'any'; valid: strict, unordered, subset, superset"),
         ({"args": "loose"}, "args mode 'loose'; valid: exact, ignore, subset, superset"),
+        ({"args": ["exact"]}, r"args mode \['exact'\]; valid"),  # (modes are looked up)
+        ({"order": ["strict"]}, r"order mode \['strict'\]; valid"),
         ({"numbers": "fuzzy"}, "numbers mode 'fuzzy'; valid: exact, numeric"),
         ({"arg_overrides": {"f": "fuzzy"}}, "override for 'f'.*valid: exact, ignore"),
         ({"arg_overrides": {"f": 3}}, "must be one of exact, ignore, subset, superset"),
