@@ -17,8 +17,8 @@ import pytest
 from agentloop import run_eval_sync
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from tests.harness.test_ray import PID_TOOLS, ray_setup, results_by_pair, shared_ray_address
 from tests.support.harness import ROOT
+from tests.support.ray_cluster import PID_TOOLS, ray_setup, results_by_pair, shared_ray_address
 
 
 @pytest.fixture(scope="session")
