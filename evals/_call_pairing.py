@@ -72,15 +72,15 @@ def paired_by_rules(
     """The generated partner of each paired expected call, and every comparison: the
     longest order-preserving alignment for ``strict``, maximum bipartite matching
     otherwise."""
+    partners: dict[int, int] = {}
+    if not exp or not gen:  # nothing to compare
+        return partners, [[] for _ in gen]
     ok = [
         [g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e.args) for e in exp]
         if broken is None or broken[i] is None
         else [False] * len(exp)  # a call breaking its schema pairs with nothing
         for i, g in enumerate(gen)
     ]
-    partners: dict[int, int] = {}
-    if not exp or not gen:
-        return partners, ok
     if order == "strict":
         for i, j in align_in_order(ok):
             partners[j] = i
