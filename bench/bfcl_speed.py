@@ -2,9 +2,9 @@
 
 Each trial is two fresh processes on the same canonical cases, in alternation so both
 see the same machine load: BFCL's worker (``.venv-bfcl``, ``bfcl_checker.py --time``)
-and agentloop's (this file run as a script, ``--time``). Timings of one Python process
-differ from another's by up to 30% on this VM (memory layout), so both sides get the
-same treatment; the best time of each over the trials is reported in µs per case.
+and agentloop's (this file run as a script, ``--time``). On this VM one process can run
+the same loop 30% or more slower than another, for its whole life, so both sides get
+the same treatment; the best time of each over the trials is reported in µs per case.
 """
 
 from __future__ import annotations
