@@ -1,5 +1,7 @@
 """What makes a matcher well formed: the matcher keys and their parameters, BFCL's string
-normaliser, and :func:`check_matchers` (every problem of a value, each with its path).
+normaliser, and :func:`check_matchers` (every problem of a value, each with its path);
+which values hold matchers (:func:`has_matchers`) and which are plain enough to be read
+as written (:func:`read_in_place`).
 
 Compiling (``evals._matchers``) checks each matcher with the same rules as it builds it.
 """
@@ -16,9 +18,11 @@ __all__ = [
     "SCALARS",
     "bfcl_normalize",
     "check_matchers",
+    "has_matchers",
     "is_number",
     "matcher_key",
     "node_problems",
+    "read_in_place",
 ]
 
 # BFCL's standardize_string: drop spaces and , . / - _ * ^, lower-case, ' -> ".
@@ -141,3 +145,54 @@ unterminated subpattern at position 0)"]
     out: list[str] = []
     _walk(value, where, out)
     return out
+
+
+def has_matchers(value: Any) -> bool:
+    """True when ``value`` holds a matcher anywhere.
+
+    >>> has_matchers({"a": [{"b": {"$any": [1, 2]}}]}), has_matchers({"a": [1]})
+    (True, False)
+    """
+    kind = type(value)
+    if kind is dict:  # the common case, flat JSON arguments: no recursion per scalar
+        for key, member in value.items():
+            if type(key) is str and key[:1] == "$":
+                return True
+            leaf = type(member)
+            if leaf is not str and leaf is not int and leaf is not bool and has_matchers(member):
+                return True
+        return False
+    if kind is list:
+        return any(has_matchers(v) for v in value)
+    if kind is str or kind is int or kind is float or value is None:
+        return False
+    if isinstance(value, Mapping):
+        return matcher_key(value) is not None or any(has_matchers(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(has_matchers(v) for v in value)
+
+
+def read_in_place(value: dict[Any, Any]) -> bool:
+    """Whether a one-key object is a plain ``$any`` (options without matchers) or a plain
+    ``$optional`` (around a scalar, a list without matchers or a plain ``$any``), which
+    ``evals._matchers.matches`` reads as written.
+
+    >>> read_in_place({"$any": ["a", 1]}), read_in_place({"$any": [{"$regex": "a"}]})
+    (True, False)
+    """
+    if "$any" in value:
+        options = value["$any"]
+    elif "$optional" in value:
+        inner = value["$optional"]
+        if type(inner) is not dict:
+            return type(inner) in SCALARS or (type(inner) is list and not has_matchers(inner))
+        if len(inner) != 1 or "$any" not in inner:
+            return False
+        options = inner["$any"]
+    else:
+        return False
+    if type(options) is not list:
+        return False
+    for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
+        if type(option) not in SCALARS and has_matchers(option):
+            return False
+    return True

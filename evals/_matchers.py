@@ -26,9 +26,11 @@ from ._matcher_rules import (
     SCALARS,
     bfcl_normalize,
     check_matchers,
+    has_matchers,
     is_number,
     matcher_key,
     node_problems,
+    read_in_place,
 )
 
 __all__ = [
@@ -49,30 +51,6 @@ __all__ = [
 
 def _close(value: Any, numeric: bool, *, want: float, rel: float, abs_: float) -> bool:
     return is_number(value) and math.isclose(value, want, rel_tol=rel, abs_tol=abs_)
-
-
-def has_matchers(value: Any) -> bool:
-    """True when ``value`` holds a matcher anywhere.
-
-    >>> has_matchers({"a": [{"b": {"$any": [1, 2]}}]}), has_matchers({"a": [1]})
-    (True, False)
-    """
-    kind = type(value)
-    if kind is dict:  # the common case, flat JSON arguments: no recursion per scalar
-        for key, member in value.items():
-            if type(key) is str and key[:1] == "$":
-                return True
-            leaf = type(member)
-            if leaf is not str and leaf is not int and leaf is not bool and has_matchers(member):
-                return True
-        return False
-    if kind is list:
-        return any(has_matchers(v) for v in value)
-    if kind is str or kind is int or kind is float or value is None:
-        return False
-    if isinstance(value, Mapping):
-        return matcher_key(value) is not None or any(has_matchers(v) for v in value.values())
-    return isinstance(value, (list, tuple)) and any(has_matchers(v) for v in value)
 
 
 @lru_cache(maxsize=256)
@@ -189,7 +167,7 @@ def _compile(value: Any) -> Any:
     if kind is not dict and not isinstance(value, Mapping):
         return value
     if kind is dict and len(value) == 1:  # the common matchers, well formed as they are
-        if _read_in_place(value):
+        if read_in_place(value):
             return value  # read in place by matches()
         if type(value.get("$any")) is list or "$optional" in value:
             return Matcher(next(iter(value)), value)
@@ -225,7 +203,7 @@ def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
         kind = type(value)
         if kind in SCALARS:
             continue
-        if kind is dict and len(value) == 1 and _read_in_place(value):
+        if kind is dict and len(value) == 1 and read_in_place(value):
             continue
         try:
             compiled = _compile(value)
@@ -236,29 +214,6 @@ def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
                 out = dict(args)
             out[key] = compiled
     return out
-
-
-def _read_in_place(value: dict[Any, Any]) -> bool:
-    """Whether a one-key object is a plain ``$any`` (options without matchers) or a plain
-    ``$optional`` (around a scalar, a list without matchers or a plain ``$any``), which
-    :func:`matches` reads as written."""
-    if "$any" in value:
-        options = value["$any"]
-    elif "$optional" in value:
-        inner = value["$optional"]
-        if type(inner) is not dict:
-            return type(inner) in SCALARS or (type(inner) is list and not has_matchers(inner))
-        if len(inner) != 1 or "$any" not in inner:
-            return False
-        options = inner["$any"]
-    else:
-        return False
-    if type(options) is not list:
-        return False
-    for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
-        if type(option) not in SCALARS and has_matchers(option):
-            return False
-    return True
 
 
 def is_optional(expected: Any) -> bool:
