@@ -104,10 +104,11 @@ def diagnostics(
     """A ``diagnose`` dict per expected call (paired, or against the closest unpaired call
     of its name), then one per generated call left over. ``partner``: expected index ->
     generated index; ``plain``: exact arguments, so a paired call has nothing to diff."""
-    free = list(range(len(gen)))
-    if partner:
+    if len(partner) == len(gen):  # every generated call paired (a pass, mostly)
+        free = []
+    else:
         paired = set(partner.values())
-        free = [i for i in free if i not in paired]
+        free = [i for i in range(len(gen)) if i not in paired]
     calls: list[dict[str, Any]] = []
     for j, e in enumerate(exp):
         if j in partner:

@@ -57,10 +57,8 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
     if names is not None and not names:
         return index
     for i, tool in enumerate(tools):
-        function = tool.get("function", tool) if type(tool) is dict or _is_mapping(tool) else None
-        if (
-            type(function) is not dict and not _is_mapping(function)
-        ) or type(name := function.get("name")) is not str:
+        function = tool.get("function", tool) if _is_mapping(tool) else None
+        if not _is_mapping(function) or type(name := function.get("name")) is not str:
             raise ValueError(f"schema[{i}] is not a tool schema with a function name")
         if names is not None and name not in names:
             continue

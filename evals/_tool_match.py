@@ -184,10 +184,7 @@ def tool_call_match(
 
     partner = paired_at_once(gen, exp, broken, default_rule, per_tool, order == "strict")
     if partner is not None:  # every call paired: the common case, no comparison to report
-        if plain and not per_tool:  # nothing to diff
-            calls = [equal_pair(j, e.name, partner[j]) for j, e in enumerate(exp)]
-        else:
-            calls = diagnostics(gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric)
+        calls = diagnostics(gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric)
         n = len(gen)
         reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
         return make_result(1.0, reason, gen, exp, n, calls, notes, modes)
