@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
-_PATH = _BENCH / "bfcl_perturb.py"
-if str(_BENCH) not in sys.path:  # the bench scripts import each other by name
-    sys.path.insert(0, str(_BENCH))
-_spec = importlib.util.spec_from_file_location("bfcl_perturb", _PATH)
-assert _spec is not None and _spec.loader is not None
-bfcl_perturb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bfcl_perturb)
+from tests.support.harness import bench_module
+
+bfcl_perturb = bench_module("bfcl_perturb")
 
 DOC = {
     "name": "geo.area",

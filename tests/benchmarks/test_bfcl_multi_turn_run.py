@@ -3,9 +3,7 @@ BFCL's multi-turn verdict (the fixture's entries; `make bfcl-multi-turn` runs al
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,16 +19,9 @@ from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT
 from agentloop.harness import load_config, rescore_run, scan_dataset
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._sample import prepare
-from tests.support.harness import ROOT, read_results, write_json
+from tests.support.harness import ROOT, bench_module, read_results, write_json
 
-_BENCH = ROOT / "bench"
-if str(_BENCH) not in sys.path:
-    sys.path.insert(0, str(_BENCH))
-_spec = importlib.util.spec_from_file_location("bfcl_multi_turn_scripted",
-                                               _BENCH / "bfcl_multi_turn_scripted.py")  # fmt: skip
-assert _spec is not None and _spec.loader is not None
-scripted = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(scripted)
+scripted = bench_module("bfcl_multi_turn_scripted")
 
 
 def _config(category: str) -> Path:

@@ -3,10 +3,7 @@ multi_turn_checker (imported from the installed bfcl-eval) on the fixture's entr
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,15 +11,9 @@ import pytest
 from agentloop.benchmarks import MULTI_TURN_CATEGORIES, bfcl_multi_turn_verdict, bfcl_rows
 from agentloop.engine import Trajectory, TurnRecord
 from agentloop.engine._wire import from_wire
+from tests.support.harness import bench_module
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
-if str(_BENCH) not in sys.path:  # the bench scripts import each other by name
-    sys.path.insert(0, str(_BENCH))
-_spec = importlib.util.spec_from_file_location("bfcl_multi_turn_perturb",
-                                               _BENCH / "bfcl_multi_turn_perturb.py")  # fmt: skip
-assert _spec is not None and _spec.loader is not None
-perturb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(perturb)
+perturb = bench_module("bfcl_multi_turn_perturb")
 
 VERDICT_TURNS = list[list[list[tuple[str, str]]]]
 

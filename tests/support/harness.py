@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench_module(name: str) -> ModuleType:
+    """A script of ``bench/`` as a module; ``bench/`` joins ``sys.path``, since its
+    scripts import each other by name."""
+    bench = str(ROOT / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module(name)
 
 TOOLS_PY = '''
 import os
