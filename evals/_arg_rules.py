@@ -10,7 +10,8 @@ from typing import Any
 from ._calls import Call
 from ._compare import ARG_MODES, ArgRule, arg_rule
 from ._matchers import check_matchers, compile_arguments, compile_matchers
-from ._schema_rules import SchemaIndex, schema_index, schema_problem
+from ._schema_rules import SchemaIndex, schema_index
+from ._schema_rules import schema_problems as _problems
 
 __all__ = ["Override", "check_mode", "expected_calls", "rules", "schema_problems", "schema_rules"]
 
@@ -102,25 +103,9 @@ def schema_rules(schema: Any, names: Collection[str] | None = None) -> SchemaInd
 
 def schema_problems(schema: Any, gen: list[Call], exp: list[Call]) -> list[str | None] | None:
     """The schema rule each generated call breaks (None: none) for the calls that could
-    pair (an expected call has their name); None without a schema.
-
-    >>> tool = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
-    >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
-    ["type of parameter 'x': expected integer, got str", None]
-    """
+    pair (see :func:`evals._schema_rules.schema_problems`); None without a schema."""
     if schema is None:
         return None
-    expected = set()  # plain loops: a comprehension is a function call on this hot path
-    for e in exp:
-        expected.add(e.name)
-    called = set()
-    for g in gen:
-        if g.name in expected:
-            called.add(g.name)
-    index = schema_rules(schema, called)
-    if index is None:
-        return None
-    problems: list[str | None] = []
-    for g in gen:
-        problems.append(schema_problem(g, index) if g.name in expected else None)
-    return problems
+    if type(schema) is not list and schema == "row":
+        raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
+    return _problems(schema, gen, exp)

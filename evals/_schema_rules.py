@@ -12,7 +12,7 @@ from typing import Any, TypeGuard
 
 from ._calls import Call
 
-__all__ = ["SchemaIndex", "schema_index", "schema_problem", "type_problem"]
+__all__ = ["SchemaIndex", "schema_index", "schema_problem", "schema_problems", "type_problem"]
 
 # Declared parameters and the required ones, by tool name.
 SchemaIndex = dict[str, tuple[Mapping[str, Any], tuple[str, ...]]]
@@ -51,25 +51,84 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
     >>> schema_index([tool]), schema_index([tool], names=())
     ({'f': ({'x': {'type': 'integer'}}, ('x',))}, {})
     """
-    if not isinstance(tools, list):
-        raise ValueError("schema must be a list of tool schemas or 'row'")
+    _check_tools(tools)
     index: SchemaIndex = {}
     if names is not None and not names:
         return index
     for i, tool in enumerate(tools):
-        function = tool.get("function", tool) if _is_mapping(tool) else None
-        if not _is_mapping(function) or type(name := function.get("name")) is not str:
-            raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+        function, name = _function(i, tool)
         if names is not None and name not in names:
             continue
-        params = function.get("parameters") or {}
-        props = params.get("properties") or {} if _is_mapping(params) else None
-        if not _is_mapping(props):
-            raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
-        index[name] = (props, tuple(map(str, params.get("required") or ())))
+        index[name] = _declared(i, name, function)
         if names is not None and len(index) == len(names):
             break
     return index
+
+
+def schema_problems(tools: Any, gen: list[Call], exp: list[Call]) -> list[str | None]:
+    """The schema rule each generated call breaks (None: none) for the calls that could
+    pair (an expected call has their name). A tool is read only when such a call names
+    it, reading the tools in order until it is found, as BFCL reads only the expected
+    function's doc; ValueError (one line) on a shape it cannot read.
+
+    >>> tool = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
+    >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
+    ["type of parameter 'x': expected integer, got str", None]
+    """
+    if type(tools) is not list:
+        _check_tools(tools)
+    problems: list[str | None] = []
+    found: SchemaIndex = {}
+    for g in gen:
+        name = g.name
+        for e in exp:  # a loop, not a set: one to three expected calls, mostly
+            if e.name == name:
+                break
+        else:
+            problems.append(None)  # pairs with nothing anyway
+            continue
+        declared = found.get(name)
+        if declared is None:
+            declared = found[name] = _find(tools, name)
+        problems.append(_problem(g, declared))
+    return problems
+
+
+def _check_tools(tools: Any) -> None:
+    if not isinstance(tools, list):
+        raise ValueError("schema must be a list of tool schemas or 'row'")
+
+
+def _function(i: int, tool: Any) -> tuple[Mapping[str, Any], str]:
+    """The function schema of ``tools[i]`` and its name."""
+    function = tool.get("function", tool) if _is_mapping(tool) else None
+    if not _is_mapping(function) or type(name := function.get("name")) is not str:
+        raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+    return function, name
+
+
+def _declared(
+    i: int, name: str, function: Mapping[str, Any]
+) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    params = function.get("parameters") or {}
+    props = params.get("properties") or {} if _is_mapping(params) else None
+    if type(props) is not dict and not _is_mapping(props):
+        raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
+    return props, tuple(map(str, params.get("required") or ()))
+
+
+_UNDECLARED: tuple[Mapping[str, Any], tuple[str, ...]] = ({}, ())
+
+
+def _find(tools: list[Any], name: str) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """The first tool named ``name`` (``_UNDECLARED`` when none is), read in order."""
+    for i, tool in enumerate(tools):
+        function = tool.get("function", tool) if type(tool) is dict else None
+        if type(function) is not dict or type(found := function.get("name")) is not str:
+            function, found = _function(i, tool)  # the general reading, and its error
+        if found == name:
+            return _declared(i, name, function)
+    return _UNDECLARED
 
 
 def _type_name(value: Any) -> str:
@@ -99,6 +158,14 @@ def type_problem(value: Any, schema: Any) -> str | None:
             return f"expected {'/'.join(str(n) for n in names)}, got {_type_name(value)}"
     items = schema.get("items")
     if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
+        kind = items.get("type")
+        plain = _PLAIN_OK.get(kind) if type(kind) is str else None
+        if plain is not None:  # scalar items, the common case: one loop, no call per item
+            for item in value:
+                if type(item) not in plain:
+                    break
+            else:
+                return None
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -117,8 +184,13 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     >>> schema_problem(Call("f", {"x": True}), index)
     "type of parameter 'x': expected integer, got bool"
     """
-    declared = index.get(call.name)
-    if declared is None:
+    return _problem(call, index.get(call.name))
+
+
+def _problem(
+    call: Call, declared: tuple[Mapping[str, Any], tuple[str, ...]] | None
+) -> str | None:
+    if declared is None or declared is _UNDECLARED:
         return f"tool {call.name!r} is not declared"
     props, required = declared
     args = call.args
@@ -131,8 +203,8 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
         spec = props.get(name, _ABSENT)
         if spec is _ABSENT:
             return f"undeclared parameter {name!r}"
-        declared = spec.get("type") if type(spec) is dict else None
-        if type(declared) is str and type(value) in _PLAIN_OK.get(declared, ()):
+        kind = spec.get("type") if type(spec) is dict else None
+        if type(kind) is str and type(value) in _PLAIN_OK.get(kind, ()):
             continue  # a scalar of a declared scalar type, the common case
         problem = type_problem(value, spec)
         if problem is not None:
