@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from ._calls import Call
+from ._deferred import Deferred
 from ._results import CallDiagnostic, RewardResult, ToolMatchDetails, trusted
 
 __all__ = ["ToolMatchResult", "describe", "equal_pair", "make_result"]
@@ -57,47 +59,53 @@ def make_result(
     gen: list[Call],
     exp: list[Call],
     matched: int,
-    calls: list[dict[str, Any]],
+    calls: list[dict[str, Any]] | Callable[[], Iterable[dict[str, Any]]],
     notes: list[str],
     modes: tuple[str, str, str] = ("strict", "exact", "exact"),
 ) -> ToolMatchResult:
-    """The result with its details; ``calls`` are ``diagnose``-shaped dicts.
+    """The result; its details are built when first read. ``calls``: ``diagnose``-shaped
+    dicts, or the function that makes them.
 
     >>> r = make_result(1.0, "all 1 tool call(s) match", [Call("f", {})], [Call("f", {})], 1,
     ...                 [equal_pair(0, "f")], [])
     >>> r.details.call_f1, r.details.calls[0].matched
     (1.0, True)
     """
-    precision, recall, f1 = _rates(matched, len(gen), len(exp))
+    details = Deferred(partial(_details, len(gen), len(exp), matched, calls, notes, modes))
+    return trusted(ToolMatchResult, {"score": score, "reason": reason, "details": details})
+
+
+def _details(
+    n_gen: int,
+    n_exp: int,
+    matched: int,
+    calls: list[dict[str, Any]] | Callable[[], Iterable[dict[str, Any]]],
+    notes: list[str],
+    modes: tuple[str, str, str],
+) -> ToolMatchDetails:
+    precision, recall, f1 = _rates(matched, n_gen, n_exp)
     total, n_expected = 0.0, 0
     diagnostics = []
-    for d in calls:
+    for d in calls() if callable(calls) else calls:
         if d["expected_index"] is not None:
             total += d["arg_agreement"]
             n_expected += 1
         diagnostics.append(trusted(CallDiagnostic, d))
     return trusted(
-        ToolMatchResult,
+        ToolMatchDetails,
         {
-            "score": score,
-            "reason": reason,
-            "details": trusted(
-                ToolMatchDetails,
-                {
-                    "order": modes[0],
-                    "args": modes[1],
-                    "numbers": modes[2],
-                    "generated_count": len(gen),
-                    "expected_count": len(exp),
-                    "matched_count": matched,
-                    "call_precision": precision,
-                    "call_recall": recall,
-                    "call_f1": f1,
-                    "mean_arg_agreement": total / n_expected if n_expected else 1.0,
-                    "calls": diagnostics,
-                    "notes": notes,
-                },
-            ),
+            "order": modes[0],
+            "args": modes[1],
+            "numbers": modes[2],
+            "generated_count": n_gen,
+            "expected_count": n_exp,
+            "matched_count": matched,
+            "call_precision": precision,
+            "call_recall": recall,
+            "call_f1": f1,
+            "mean_arg_agreement": total / n_expected if n_expected else 1.0,
+            "calls": diagnostics,
+            "notes": notes,
         },
     )
 

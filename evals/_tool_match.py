@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from ._arg_rules import Override, check_mode, expected_calls, rules, schema_problems
@@ -184,10 +185,12 @@ def tool_call_match(
 
     partner = paired_at_once(gen, exp, broken, default_rule, per_tool, order == "strict")
     if partner is not None:  # every call paired: the common case, no comparison to report
-        calls = diagnostics(gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric)
         n = len(gen)
         reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
-        return make_result(1.0, reason, gen, exp, n, calls, notes, modes)
+        diagnosed = partial(  # only when the details are read
+            diagnostics, gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric
+        )
+        return make_result(1.0, reason, gen, exp, n, diagnosed, notes, modes)
 
     partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
     k = len(partners)
