@@ -10,7 +10,7 @@ from ._calls import Call
 from ._deferred import Deferred
 from ._results import CallDiagnostic, RewardResult, ToolMatchDetails, trusted
 
-__all__ = ["ToolMatchResult", "describe", "equal_pair", "make_result"]
+__all__ = ["ToolMatchResult", "describe", "equal_pair", "make_result", "not_expected"]
 
 ToolMatchResult = RewardResult[ToolMatchDetails]
 
@@ -24,7 +24,7 @@ def describe(diag: dict[str, Any], exp: list[Call], gen: list[Call]) -> str:
     """One clause saying what went wrong with a pairing (a ``diagnose`` dict)."""
     e_at, g_at = diag["expected_index"], diag["generated_index"]
     if e_at is None:
-        return f"generated call {g_at} ({diag['generated_name']!r}) was not expected"
+        return not_expected(g_at, diag["generated_name"])
     where = f"expected call {e_at} ({diag['expected_name']!r})"
     if g_at is None:
         return f"{where} was not made"
@@ -43,6 +43,11 @@ def describe(diag: dict[str, Any], exp: list[Call], gen: list[Call]) -> str:
     if diag["note"]:
         parts.append(diag["note"])
     return f"{where}: " + ("; ".join(parts) or "arguments differ under the rule")
+
+
+def not_expected(index: int, name: str) -> str:
+    """The clause for a generated call that nobody expected."""
+    return f"generated call {index} ({name!r}) was not expected"
 
 
 def _rates(matched: int, n_gen: int, n_exp: int) -> tuple[float, float, float]:

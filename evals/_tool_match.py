@@ -25,7 +25,7 @@ from ._calls import (
 )
 from ._compare import ARG_MODES, diagnose, values_equal
 from ._messages import is_message, is_trajectory
-from ._report import ToolMatchResult, describe, equal_pair, make_result
+from ._report import ToolMatchResult, describe, equal_pair, make_result, not_expected
 from ._schema import match_function_call
 
 __all__ = [
@@ -191,6 +191,14 @@ def tool_call_match(
             diagnostics, gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric
         )
         return make_result(1.0, reason, gen, exp, n, diagnosed, notes, modes)
+
+    if not exp:  # calls made, none expected (an irrelevance row): nothing to pair
+        passed = not gen or order == "superset"
+        reason = f"{order}: 0 of 0 expected and 0 of {len(gen)} generated calls paired"
+        if not passed:  # what failure_reason says: the first call, not expected
+            reason += "; " + not_expected(0, gen[0].name)
+        diagnosed = partial(diagnostics, gen, exp, {}, None, plain, per_tool, numeric)
+        return make_result(1.0 if passed else 0.0, reason, gen, exp, 0, diagnosed, notes, modes)
 
     partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
     k = len(partners)

@@ -11,6 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evals import tool_call_match
+from evals._arg_rules import rules
+from evals._call_pairing import diagnostics, failure_reason, paired_by_rules
+from evals._calls import collect_calls
+from evals._report import make_result
 
 MODES = list(
     itertools.product(
@@ -77,3 +81,27 @@ def test_the_quick_path_is_taken_and_the_full_one_when_it_fails() -> None:
     assert not full.called
     result = tool_call_match([a2, a1], [a1, a2])  # strict: only one of the two in order
     assert (result.score, result.details.matched_count) == (0.0, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(calls, max_size=3), st.sampled_from(MODES), st.booleans())
+def test_calls_when_none_are_expected_score_as_full_pairing_scores_them(
+    generated: list[Any], modes: tuple[str, str, str], with_schema: bool
+) -> None:
+    """Nothing expected skips the pairing: the result is the general path's, built here
+    from its parts."""
+    order, args, numbers = modes
+    schema = TOOLS if with_schema else None
+    quick = tool_call_match(generated, {"tool_calls": []}, order=order, args=args,
+                            numbers=numbers, schema=schema)  # fmt: skip
+    numeric = numbers == "numeric"
+    rule, per_tool, _values = rules(args, numeric, None)
+    gen = collect_calls(generated, [], "generated")
+    partners, ok = paired_by_rules(gen, [], None, rule, per_tool, order)
+    calls = diagnostics(gen, [], partners, ok, args == "exact", per_tool, numeric)
+    passed = order == "superset" or not gen
+    reason = f"{order}: 0 of 0 expected and 0 of {len(gen)} generated calls paired"
+    if not passed:
+        reason = failure_reason(reason, order, calls, [], gen)
+    full = make_result(float(passed), reason, gen, [], 0, calls, [], modes)
+    assert quick.model_dump() == full.model_dump()
