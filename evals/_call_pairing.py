@@ -15,7 +15,13 @@ from ._calls import Call
 from ._compare import ArgRule, align_in_order, diagnose, max_matching
 from ._report import describe, equal_pair
 
-__all__ = ["diagnostics", "failure_reason", "paired_at_once", "paired_by_rules"]
+__all__ = [
+    "diagnostics",
+    "failure_reason",
+    "paired_at_once",
+    "paired_by_rules",
+    "pass_diagnostics",
+]
 
 
 def paired_at_once(
@@ -132,6 +138,18 @@ def diagnostics(
     for i in free:
         calls.append(diagnose(None, None, i, gen[i], False, numeric))
     return calls
+
+
+def pass_diagnostics(
+    gen: list[Call],
+    exp: list[Call],
+    partner: list[int],
+    plain: bool,
+    per_tool: dict[str, ArgRule],
+    numeric: bool,
+) -> list[dict[str, Any]]:
+    """:func:`diagnostics` of calls that all paired (``paired_at_once``'s list)."""
+    return diagnostics(gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric)
 
 
 def failure_reason(

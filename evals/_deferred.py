@@ -7,19 +7,17 @@ score. Such a field stores a :class:`Deferred` until someone reads it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 __all__ = ["BuiltOnRead", "Deferred"]
 
 
-class Deferred:
-    """A field value not built yet: ``build()`` makes it."""
+class Deferred(partial):  # type: ignore[type-arg]
+    """A field value not built yet: a function and its arguments; calling it builds it.
+    A ``functools.partial``: made and called in C."""
 
-    __slots__ = ("build",)
-
-    def __init__(self, build: Callable[[], Any]) -> None:
-        self.build = build
+    __slots__ = ()
 
 
 class BuiltOnRead:
@@ -53,7 +51,7 @@ class BuiltOnRead:
         except KeyError:  # model_construct without the field
             raise AttributeError(self.name) from None
         if type(value) is Deferred:
-            value = stored[self.name] = value.build()
+            value = stored[self.name] = value()
         return value
 
     def __set__(self, obj: Any, value: Any) -> None:

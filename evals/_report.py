@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
 from typing import Any
 
 from ._calls import Call
@@ -76,7 +75,7 @@ def make_result(
     >>> r.details.call_f1, r.details.calls[0].matched
     (1.0, True)
     """
-    details = Deferred(partial(_details, len(gen), len(exp), matched, calls, notes, modes))
+    details = Deferred(_details, len(gen), len(exp), matched, calls, notes, modes)
     return trusted(ToolMatchResult, {"score": score, "reason": reason, "details": details})
 
 

@@ -15,7 +15,13 @@ from functools import partial
 from typing import Any
 
 from ._arg_rules import Override, check_mode, expected_calls, rules, schema_problems
-from ._call_pairing import diagnostics, failure_reason, paired_at_once, paired_by_rules
+from ._call_pairing import (
+    diagnostics,
+    failure_reason,
+    paired_at_once,
+    paired_by_rules,
+    pass_diagnostics,
+)
 from ._calls import (
     Call,
     calls_from_items,
@@ -187,9 +193,7 @@ def tool_call_match(
     if partner is not None:  # every call paired: the common case, no comparison to report
         n = len(gen)
         reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
-        diagnosed = partial(  # only when the details are read
-            diagnostics, gen, exp, dict(enumerate(partner)), None, plain, per_tool, numeric
-        )
+        diagnosed = partial(pass_diagnostics, gen, exp, partner, plain, per_tool, numeric)
         return make_result(1.0, reason, gen, exp, n, diagnosed, notes, modes)
 
     if not exp:  # calls made, none expected (an irrelevance row): nothing to pair
