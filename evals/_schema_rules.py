@@ -7,7 +7,7 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypeGuard
 
 from ._calls import Call
@@ -15,7 +15,7 @@ from ._calls import Call
 __all__ = ["SchemaIndex", "schema_index", "schema_problem", "schema_problems", "type_problem"]
 
 # Declared parameters and the required ones, by tool name.
-SchemaIndex = dict[str, tuple[Mapping[str, Any], tuple[str, ...]]]
+SchemaIndex = dict[str, tuple[Mapping[str, Any], Sequence[str]]]
 
 
 def _is_int(v: Any) -> bool:
@@ -49,7 +49,7 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
     >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
     ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
     >>> schema_index([tool]), schema_index([tool], names=())
-    ({'f': ({'x': {'type': 'integer'}}, ('x',))}, {})
+    ({'f': ({'x': {'type': 'integer'}}, ['x'])}, {})
     """
     _check_tools(tools)
     index: SchemaIndex = {}
@@ -109,18 +109,22 @@ def _function(i: int, tool: Any) -> tuple[Mapping[str, Any], str]:
 
 def _declared(
     i: int, name: str, function: Mapping[str, Any]
-) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+) -> tuple[Mapping[str, Any], Sequence[str]]:
     params = function.get("parameters") or {}
     props = params.get("properties") or {} if _is_mapping(params) else None
     if type(props) is not dict and not _is_mapping(props):
         raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
-    return props, tuple(map(str, params.get("required") or ()))
+    required = params.get("required") or ()
+    for each in required:  # names are strings (JSON Schema); anything else is read as one
+        if type(each) is not str:
+            return props, tuple(map(str, required))
+    return props, required
 
 
-_UNDECLARED: tuple[Mapping[str, Any], tuple[str, ...]] = ({}, ())
+_UNDECLARED: tuple[Mapping[str, Any], Sequence[str]] = ({}, ())
 
 
-def _find(tools: list[Any], name: str) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+def _find(tools: list[Any], name: str) -> tuple[Mapping[str, Any], Sequence[str]]:
     """The first tool named ``name`` (``_UNDECLARED`` when none is), read in order."""
     for i, tool in enumerate(tools):
         function = tool.get("function", tool) if type(tool) is dict else None
@@ -188,7 +192,7 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
 
 
 def _problem(
-    call: Call, declared: tuple[Mapping[str, Any], tuple[str, ...]] | None
+    call: Call, declared: tuple[Mapping[str, Any], Sequence[str]] | None
 ) -> str | None:
     if declared is None or declared is _UNDECLARED:
         return f"tool {call.name!r} is not declared"

@@ -61,3 +61,11 @@ def item_by_item(value: list[Any], items: dict[str, Any]) -> str | None:
 @given(st.lists(values, max_size=5), param_schemas)
 def test_scalar_items_are_checked_as_item_by_item(value: list[Any], items: dict[str, Any]) -> None:
     assert type_problem(value, {"type": "array", "items": items}) == item_by_item(value, items)
+
+
+def test_required_names_that_are_not_strings_are_read_as_strings() -> None:
+    tool = {"name": "f", "parameters": {"properties": {"5": {}, "x": {}}, "required": [5, "x"]}}
+    assert schema_problems([tool], [Call("f", {"5": 1, "x": 2})], [Call("f", {})]) == [None]
+    assert schema_problems([tool], [Call("f", {"x": 2})], [Call("f", {})]) == [
+        "missing required parameter '5'"
+    ]
