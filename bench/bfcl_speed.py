@@ -104,7 +104,7 @@ def timing(cases: list[dict[str, Any]], data: Path, trials: int) -> dict[str, li
     rows = {r["id"]: r for cat in cats for r in bfcl_rows(cat, data)}
     # Inputs as a run has them, and as BFCL's worker has its own: parsed from JSON (a
     # dataset line, a recorded reply). Objects the converter built lie scattered in
-    # memory, which alone made agentloop's checkers ~15% slower.
+    # memory, which alone made agentloop's checkers 5-15% slower.
     items = [
         (case, _parsed(messages), _parsed(row)) for case, messages, row in prepared(cases, rows)
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._calls import Call
@@ -63,7 +63,7 @@ def make_result(
     gen: list[Call],
     exp: list[Call],
     matched: int,
-    calls: list[dict[str, Any]] | Callable[[], Iterable[dict[str, Any]]],
+    calls: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]],
     notes: list[str],
     modes: tuple[str, str, str] = ("strict", "exact", "exact"),
 ) -> ToolMatchResult:
@@ -83,7 +83,7 @@ def _details(
     n_gen: int,
     n_exp: int,
     matched: int,
-    calls: list[dict[str, Any]] | Callable[[], Iterable[dict[str, Any]]],
+    calls: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]],
     notes: list[str],
     modes: tuple[str, str, str],
 ) -> ToolMatchDetails:
