@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._building import Deferred
 from ._calls import Call
-from ._deferred import Deferred
 from ._results import CallDiagnostic, RewardResult, ToolMatchDetails, trusted
 
 __all__ = ["ToolMatchResult", "describe", "equal_pair", "make_result", "not_expected"]

@@ -20,7 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from ._deferred import BuiltOnRead, Deferred
+from ._building import BuiltOnRead, Deferred, trusted
 
 __all__ = [
     "AnswerScore",
@@ -37,34 +37,6 @@ __all__ = [
 # Unbound: a bare ``RewardResult`` takes any details. A BaseModel bound made pydantic
 # validate a custom reward's dict into a bare, unserialisable BaseModel.
 DetailsT = TypeVar("DetailsT")
-ModelT = TypeVar("ModelT", bound=BaseModel)
-_new = object.__new__
-# The instance slots' own setters: object.__setattr__ would look each one up first.
-_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-_set_dict, _set_fields, _set_extra, _set_private = (BaseModel.__dict__[s].__set__ for s in _SLOTS)
-
-
-def trusted(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
-    """An instance from values our own code produced, without validating them again.
-
-    Rewards assemble their results from already-typed values, so validation would
-    only repeat work; it was a third of ``exact_tool_match_reward``'s time.
-    pydantic's ``model_construct`` is meant for this but, being Python, is slower
-    than validation itself; this sets the same instance state directly. Every field
-    must be given (nested models as instances). The tests check that each result
-    type survives ``model_validate(model_dump())`` unchanged.
-
-    >>> trusted(AnswerScore, {"answer": "x", "f1": 1.0, "em": 1.0, "precision": 1.0,
-    ...                       "recall": 1.0, "rule": "tokens"}).f1
-    1.0
-    """
-    obj = _new(cls)
-    _set_dict(obj, fields)
-    _set_fields(obj, set(fields))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
-
 
 _CONFIG = ConfigDict(use_attribute_docstrings=True, extra="forbid")
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 import evals._call_pairing
 from evals import RewardResult, exact_tool_match_reward, tool_call_match
-from evals._deferred import Deferred
+from evals._building import Deferred
 
 A = {"name": "A", "arguments": {"x": 1}}
 B = {"name": "B", "arguments": {"y": "two"}}
