@@ -92,13 +92,16 @@ def expected_calls(exp: list[Call], values: dict[str, dict[str, Any]]) -> list[C
     return out
 
 
+_ROW_NEEDS_TOOLS = "schema='row' needs the row's tools: pass them as schema=[...]"
+
+
 def schema_rules(schema: Any, names: Collection[str] | None = None) -> SchemaIndex | None:
     """The schema index, of the tools named (of all tools without ``names``); None
     without a schema."""
     if schema is None:
         return None
     if schema == "row":
-        raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
+        raise ValueError(_ROW_NEEDS_TOOLS)
     return schema_index(schema, names)
 
 
@@ -108,5 +111,5 @@ def schema_problems(schema: Any, gen: list[Call], exp: list[Call]) -> list[str |
     if schema is None:
         return None
     if type(schema) is not list and schema == "row":
-        raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
+        raise ValueError(_ROW_NEEDS_TOOLS)
     return _problems(schema, gen, exp)

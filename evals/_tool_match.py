@@ -128,6 +128,10 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     return make_result(0.0, reason, generated, expected, matched, calls, notes)
 
 
+def _paired(order: str, k: int, n_exp: int, n_gen: int) -> str:
+    return f"{order}: {k} of {n_exp} expected and {k} of {n_gen} generated calls paired"
+
+
 def tool_call_match(
     generated: Any,
     expected: Any,
@@ -192,13 +196,13 @@ def tool_call_match(
     partner = paired_at_once(gen, exp, broken, default_rule, per_tool, order == "strict")
     if partner is not None:  # every call paired: the common case, no comparison to report
         n = len(gen)
-        reason = f"{order}: {n} of {n} expected and {n} of {n} generated calls paired"
+        reason = _paired(order, n, n, n)
         diagnosed = partial(pass_diagnostics, gen, exp, partner, plain, per_tool, numeric)
         return make_result(1.0, reason, gen, exp, n, diagnosed, notes, modes)
 
     if not exp:  # calls made, none expected (an irrelevance row): nothing to pair
         passed = not gen or order == "superset"
-        reason = f"{order}: 0 of 0 expected and 0 of {len(gen)} generated calls paired"
+        reason = _paired(order, 0, 0, len(gen))
         if not passed:  # what failure_reason says: the first call, not expected
             reason += "; " + not_expected(0, gen[0].name)
         diagnosed = partial(diagnostics, gen, exp, {}, None, plain, per_tool, numeric)
@@ -218,7 +222,7 @@ def tool_call_match(
             problem = None if d["generated_index"] is None else broken[d["generated_index"]]
             if problem is not None:
                 d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
-    reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
+    reason = _paired(order, k, len(exp), len(gen))
     if not passed:
         reason = failure_reason(reason, order, calls, exp, gen)
     return make_result(1.0 if passed else 0.0, reason, gen, exp, k, calls, notes, modes)
