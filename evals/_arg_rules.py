@@ -40,7 +40,7 @@ def rules(
     if args not in ARG_MODES:
         check_mode("args", args, ARG_MODES)
     if overrides is None:  # the common case: one rule for every tool
-        return _rule(args, numeric), {}, {}
+        return _rule(args, numeric), _NONE, _NONE
     if not isinstance(overrides, Mapping):
         raise ValueError("arg_overrides must map tool names to modes, callables or matchers")
     per_tool: dict[str, ArgRule] = {}
@@ -61,6 +61,9 @@ def rules(
                 "or an object of acceptable argument values"
             )
     return _rule(args, numeric), per_tool, values
+
+
+_NONE: dict[str, Any] = {}  # no rules or values by tool: shared, never written
 
 
 @cache

@@ -111,7 +111,7 @@ def _declared(
     i: int, name: str, function: Mapping[str, Any]
 ) -> tuple[Mapping[str, Any], Sequence[str]]:
     params = function.get("parameters") or {}
-    props = params.get("properties") or {} if _is_mapping(params) else None
+    props = params.get("properties") or {} if type(params) is dict or _is_mapping(params) else None
     if type(props) is not dict and not _is_mapping(props):
         raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
     required = params.get("required") or ()
@@ -207,9 +207,11 @@ def _problem(
         spec = props.get(name, _ABSENT)
         if spec is _ABSENT:
             return f"undeclared parameter {name!r}"
-        kind = spec.get("type") if type(spec) is dict else None
-        if type(kind) is str and type(value) in _PLAIN_OK.get(kind, ()):
-            continue  # a scalar of a declared scalar type, the common case
+        try:  # a scalar of a declared scalar type, the common case
+            if type(value) in _PLAIN_OK[spec["type"]]:
+                continue
+        except (KeyError, TypeError):  # no type, an unknown one, a list of types...
+            pass
         problem = type_problem(value, spec)
         if problem is not None:
             return f"type of parameter {name!r}: {problem}"
@@ -226,4 +228,7 @@ _PLAIN_OK: dict[str, frozenset[type]] = {
     "float": frozenset((int, float)),
     "boolean": frozenset((bool,)),
     "null": frozenset((type(None),)),
+    # Containers: never plain (items are checked), listed so that looking them up does
+    # not raise (an exception costs more than the check).
+    **dict.fromkeys(("array", "tuple", "object", "dict"), frozenset()),
 }

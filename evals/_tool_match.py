@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from ._arg_rules import Override, check_mode, expected_calls, rules, schema_problems
+from ._as_written import as_written_rule
 from ._call_pairing import (
     diagnostics,
     failure_reason,
@@ -45,6 +46,7 @@ __all__ = [
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
+_AS_WRITTEN = {numeric: as_written_rule(numeric) for numeric in (False, True)}
 
 
 def _ground_truth_calls(ground_truth: Any, notes: list[str]) -> list[Call] | str:
@@ -128,6 +130,7 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     return make_result(0.0, reason, generated, expected, matched, calls, notes)
 
 
+@lru_cache(maxsize=1024)  # formatting four numbers costs more than the lookup
 def _paired(order: str, k: int, n_exp: int, n_gen: int) -> str:
     return f"{order}: {k} of {n_exp} expected and {k} of {n_gen} generated calls paired"
 
@@ -188,12 +191,17 @@ def tool_call_match(
     default_rule, per_tool, values = rules(args, numeric, arg_overrides)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
-    exp = expected_calls(collect_calls(expected, notes, "expected"), values)
-    broken = schema_problems(schema, gen, exp)
+    exp = collect_calls(expected, notes, "expected")
     modes = (order, args, numbers)
     plain = args == "exact"
+    rule = default_rule
+    if plain and not per_tool and not values:  # compiled below only if a call does not pair
+        rule = _AS_WRITTEN[numeric]
+    else:
+        exp = expected_calls(exp, values)
+    broken = schema_problems(schema, gen, exp)
 
-    partner = paired_at_once(gen, exp, broken, default_rule, per_tool, order == "strict")
+    partner = paired_at_once(gen, exp, broken, rule, per_tool, order == "strict")
     if partner is not None:  # every call paired: the common case, no comparison to report
         n = len(gen)
         reason = _paired(order, n, n, n)
@@ -208,6 +216,8 @@ def tool_call_match(
         diagnosed = partial(diagnostics, gen, exp, {}, None, plain, per_tool, numeric)
         return make_result(1.0 if passed else 0.0, reason, gen, exp, 0, diagnosed, notes, modes)
 
+    if rule is not default_rule:
+        exp = expected_calls(exp, values)
     partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
     k = len(partners)
     if order == "subset":
