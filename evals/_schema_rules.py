@@ -111,7 +111,7 @@ def _declared(
     i: int, name: str, function: Mapping[str, Any]
 ) -> tuple[Mapping[str, Any], Sequence[str]]:
     params = function.get("parameters") or {}
-    props = params.get("properties") or {} if type(params) is dict or _is_mapping(params) else None
+    props = params.get("properties") or {} if _is_mapping(params) else None
     if type(props) is not dict and not _is_mapping(props):
         raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
     required = params.get("required") or ()
