@@ -164,7 +164,7 @@ def type_problem(value: Any, schema: Any) -> str | None:
     if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
         kind = items.get("type")
         plain = _PLAIN_OK.get(kind) if type(kind) is str else None
-        if plain is not None:  # scalar items, the common case: one loop, no call per item
+        if plain:  # scalar items, the common case: one loop, no call per item
             for item in value:
                 if type(item) not in plain:
                     break

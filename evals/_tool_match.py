@@ -194,11 +194,10 @@ def tool_call_match(
     exp = collect_calls(expected, notes, "expected")
     modes = (order, args, numbers)
     plain = args == "exact"
-    rule = default_rule
-    if plain and not per_tool and not values:  # compiled below only if a call does not pair
-        rule = _AS_WRITTEN[numeric]
-    else:
+    as_written = plain and not per_tool and not values  # compiled only if a call does not pair
+    if not as_written:
         exp = expected_calls(exp, values)
+    rule = _AS_WRITTEN[numeric] if as_written else default_rule
     broken = schema_problems(schema, gen, exp)
 
     partner = paired_at_once(gen, exp, broken, rule, per_tool, order == "strict")
@@ -216,7 +215,7 @@ def tool_call_match(
         diagnosed = partial(diagnostics, gen, exp, {}, None, plain, per_tool, numeric)
         return make_result(1.0 if passed else 0.0, reason, gen, exp, 0, diagnosed, notes, modes)
 
-    if rule is not default_rule:
+    if as_written:
         exp = expected_calls(exp, values)
     partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
     k = len(partners)
