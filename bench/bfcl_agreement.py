@@ -6,7 +6,7 @@ case gets two verdicts:
 
 - BFCL's: ``bench/bfcl_checker.py`` in the separate ``.venv-bfcl`` (``make .venv-bfcl``),
   one process per category, BFCL's loaders and ``ast_checker`` unmodified;
-- agentloop's: ``evals.bfcl_verdict`` on the case as an OpenAI assistant message with
+- agentloop's: ``agentloop.evals.bfcl_verdict`` on the case as an OpenAI assistant message with
   tool calls (names ``.`` -> ``_``, arguments as JSON text), against the row that
   ``agentloop.benchmarks.bfcl_rows`` makes of that entry.
 

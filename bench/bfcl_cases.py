@@ -2,7 +2,7 @@
 
 ``make_cases`` turns a category's entries into decoded model outputs (``bfcl_perturb``);
 ``bfcl_verdicts`` asks BFCL's own checker (``bfcl_checker.py`` in ``.venv-bfcl``);
-``score_agentloop`` asks ``evals.bfcl_verdict`` on the same case as an OpenAI message.
+``score_agentloop`` asks ``agentloop.evals.bfcl_verdict`` on the same case as an OpenAI message.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from agentloop.evals import bfcl_verdict
 from bfcl_perturb import RELEVANCE_CATEGORIES, cases_for_entry
 
 from agentloop.benchmarks import openai_name
-from evals import bfcl_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentloop.evals import bfcl_verdict, tool_call_match
 from bfcl_cases import BFCL_PYTHON, WORKER, make_cases, prepared, verdict_kwargs
 
 from agentloop.benchmarks import bfcl_rows, openai_name
-from evals import bfcl_verdict, tool_call_match
 
 __all__ = ["machine", "speed"]
 

@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evals import exact_tool_match_reward, qa_f1_reward, tool_call_match  # noqa: E402
+from agentloop.evals import exact_tool_match_reward, qa_f1_reward, tool_call_match  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from reward_cases import qa_pairs, tool_cases  # noqa: E402

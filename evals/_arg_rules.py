@@ -110,7 +110,7 @@ def schema_rules(schema: Any, names: Collection[str] | None = None) -> SchemaInd
 
 def schema_problems(schema: Any, gen: list[Call], exp: list[Call]) -> list[str | None] | None:
     """The schema rule each generated call breaks (None: none) for the calls that could
-    pair (see :func:`evals._schema_rules.schema_problems`); None without a schema."""
+    pair (see :func:`agentloop.evals._schema_rules.schema_problems`); None without a schema."""
     if schema is None:
         return None
     if type(schema) is not list and schema == "row":

@@ -1,6 +1,6 @@
 """Expected arguments read as written, before anything is compiled (the common case).
 
-Most ground truth holds only plain values and the matchers :mod:`evals._matchers` reads
+Most ground truth holds only plain values and the matchers :mod:`agentloop.evals._matchers` reads
 in place anyway: ``{"$any": [plain values]}`` and ``{"$optional": ...}`` around a plain
 value or such an ``$any``. :func:`arguments_match` reads those as written and checks, as
 it reads each expected member, that it is one of them; at the first member that is not,
@@ -38,7 +38,7 @@ def arguments_match(value: Any, expected: dict[Any, Any], numeric: bool) -> bool
     >>> arguments_match({"x": "a"}, {"x": {"$regex": "a"}}, False)
     Traceback (most recent call last):
     ...
-    evals._as_written.NotPlain
+    agentloop.evals._as_written.NotPlain
     """
     if type(value) is not dict and not isinstance(value, Mapping):
         return False

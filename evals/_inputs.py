@@ -6,7 +6,7 @@ assistant text), ``trajectory`` (what the caller scored: a Trajectory or a messa
 list), ``messages`` (OpenAI-format dicts), ``ground_truth``, ``answer``, ``metadata``
 (``{}`` when none), ``row`` (the dataset row as a dict, when the caller has one) and
 ``environment`` (a stateful environment's states and results per turn, agent's and
-expected, when the caller ran one: see ``evals._env``).
+expected, when the caller ran one: see ``agentloop.evals._env``).
 Every other parameter is set by the config (the required ones must be).
 """
 

@@ -3,7 +3,7 @@ normaliser, and :func:`check_matchers` (every problem of a value, each with its 
 which values hold matchers (:func:`has_matchers`) and which are plain enough to be read
 as written (:func:`read_in_place`).
 
-Compiling (``evals._matchers``) checks each matcher with the same rules as it builds it.
+Compiling (``agentloop.evals._matchers``) checks each matcher with the same rules as it builds it.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def has_matchers(value: Any) -> bool:
 def read_in_place(value: dict[Any, Any]) -> bool:
     """Whether a one-key object is a plain ``$any`` (options without matchers) or a plain
     ``$optional`` (around a scalar, a list without matchers or a plain ``$any``), which
-    ``evals._matchers.matches`` reads as written.
+    ``agentloop.evals._matchers.matches`` reads as written.
 
     >>> read_in_place({"$any": ["a", 1]}), read_in_place({"$any": [{"$regex": "a"}]})
     (True, False)

@@ -114,7 +114,7 @@ def register_reward(
     Registering a taken name raises ValueError unless ``replace``; names with a ``:``
     are import paths and cannot be registered. Returns ``fn``.
 
-    >>> from evals._qa import qa_f1_reward
+    >>> from agentloop.evals._qa import qa_f1_reward
     >>> def short_answer(trajectory, ground_truth, *, answer=None, max_words=5):
     ...     r = qa_f1_reward(trajectory.final_answer, answer)
     ...     n = len(r.details.prediction.split())
@@ -217,7 +217,7 @@ def score_sample(
     ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
     (a string or a list of acceptable ones) for QA rewards. ``metadata``, ``row`` and
     ``environment``: the sample's metadata, dataset row and environment states and
-    results (``evals._env``), for rewards that ask for them. ``rewards``:
+    results (``agentloop.evals._env``), for rewards that ask for them. ``rewards``:
     specs, raw or from :func:`parse_reward_specs`. A reward's exception propagates; so
     does a return value that is not a result or a number in [0, 1].
 

@@ -265,7 +265,7 @@ class QAResult(RewardResult[QADetails]):
     def to_dict(self) -> dict[str, float]:
         """The reference return shape.
 
-        >>> from evals._qa import qa_f1_reward
+        >>> from agentloop.evals._qa import qa_f1_reward
         >>> qa_f1_reward("Paris", "Paris").to_dict()
         {'reward': 1.0, 'f1': 1.0, 'em': 1.0, 'precision': 1.0, 'recall': 1.0}
         """

@@ -161,7 +161,7 @@ def tool_call_match(
     - ``numbers``: ``exact`` (JSON identity) or ``numeric`` (``1 == 1.0``;
       booleans are never numbers), applied recursively.
     - Expected arguments may hold matchers (``{"$any": [...]}``, ``{"$optional": ...}``,
-      ...; see ``evals._matchers``); ``arg_overrides`` may also map a tool name to
+      ...; see ``agentloop.evals._matchers``); ``arg_overrides`` may also map a tool name to
       ``{argument: acceptable value or matcher}``, replacing the expected values.
     - ``schema``: OpenAI tool schemas; a generated call then also has to keep to its
       tool's schema (declared parameters only, required ones present, BFCL's Python

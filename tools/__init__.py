@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentloop.tools.calculator import calculator
+from agentloop.tools.notebook import NotebookTool
+from agentloop.tools.search import search
+from agentloop.tools.weather import get_weather
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-
-from tools.calculator import calculator
-from tools.notebook import NotebookTool
-from tools.search import search
-from tools.weather import get_weather
 
 __all__ = [
     "ALL_TOOLS",

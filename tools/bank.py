@@ -2,7 +2,7 @@
 
 Config::
 
-    environment: tools.bank:make_bank
+    environment: agentloop.tools.bank:make_bank
 
 A row's ``environment`` holds the opening balances: ``{"accounts": {"alice": 100}}``.
 Amounts are whole units; an account that does not exist, or too little money, is the

@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentloop.benchmarks._bfcl_env import bfcl_instances, bfcl_methods, call_bfcl_method
-from evals import RewardResult
+from agentloop.evals import RewardResult
 
 __all__ = ["BfclMultiTurnDetails", "bfcl_multi_turn_verdict", "conversation_turns"]
 

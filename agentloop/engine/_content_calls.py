@@ -6,7 +6,7 @@ server without a matching parser passes them through as plain content. Given to
 into real calls (the engine marks them ``recovered=True`` in the trajectory).
 
 What a block is (code fences inside, an unterminated last block, a JSON list of calls in
-one block) is decided by ``evals._calls``, the one home of the grammar, so that a run and
+one block) is decided by ``agentloop.evals._calls``, the one home of the grammar, so that a run and
 its scoring read the same text the same way. The call shapes are the rewards' too::
 
     {"name": "f", "arguments": {...}}            # arguments may be a JSON string
@@ -27,7 +27,7 @@ __all__ = ["format_content_tool_calls", "parse_content_tool_calls"]
 
 
 def _as_call(item: Any) -> tuple[str, dict[str, Any]] | None:
-    from evals._calls import call_fields
+    from agentloop.evals._calls import call_fields
 
     fields = call_fields(item) if isinstance(item, dict) else None
     if fields is None:
@@ -55,7 +55,7 @@ def parse_content_tool_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     """
     # Imported on use: loading the evals package would add ~60 ms to `import agentloop`,
     # and most runs talk to servers that parse calls themselves.
-    from evals._tool_call_text import block_items, tool_call_blocks
+    from agentloop.evals._tool_call_text import block_items, tool_call_blocks
 
     calls: list[tuple[str, dict[str, Any]]] = []
     for body in tool_call_blocks(text):

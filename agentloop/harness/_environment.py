@@ -109,7 +109,7 @@ class EnvironmentFactory:
 
 
 def _call_parts(call: Any, where: str) -> tuple[str, dict[str, Any]]:
-    from evals import MATCHERS
+    from agentloop.evals import MATCHERS
 
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(function, dict):

@@ -2,7 +2,7 @@
 
 ``my_pkg.rewards:short_answer`` and ``./my_rewards.py:judge`` are imported with the
 same resolver (and one-line errors) as tools, then called exactly like the built-ins
-(``evals._inputs``). Their results are keyed by the path as written.
+(``agentloop.evals._inputs``). Their results are keyed by the path as written.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from agentloop.engine import import_object
 from agentloop.errors import ToolLoadError
 
 if TYPE_CHECKING:
-    from evals import RewardEntry, RewardSpec
+    from agentloop.evals import RewardEntry, RewardSpec
 
 __all__ = ["parse_rewards", "resolve_reward"]
 
@@ -24,7 +24,7 @@ def resolve_reward(name: str) -> RewardEntry | None:
     line) when it does not resolve to a plain function."""
     if ":" not in name:
         return None
-    from evals import reward_entry
+    from agentloop.evals import reward_entry
 
     try:
         fn = import_object(name, "reward")
@@ -36,7 +36,7 @@ def resolve_reward(name: str) -> RewardEntry | None:
 
 
 def parse_rewards(specs: Sequence[Any]) -> list[RewardSpec]:
-    """``evals.parse_reward_specs`` with import paths resolved; ValueError (one line)."""
-    from evals import parse_reward_specs  # loaded on use (~60 ms)
+    """``agentloop.evals.parse_reward_specs`` with import paths resolved; ValueError (one line)."""
+    from agentloop.evals import parse_reward_specs  # loaded on use (~60 ms)
 
     return parse_reward_specs(list(specs), resolve=resolve_reward)

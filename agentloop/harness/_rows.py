@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentloop.evals import check_matchers
 from agentloop.harness._row_messages import recorded_generation_start
-from evals import check_matchers
 
 __all__ = ["Mode", "Sample", "parse_line"]
 

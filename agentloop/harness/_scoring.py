@@ -157,7 +157,7 @@ class RewardPlan:
     def asking_for(self, name: str) -> list[str]:
         """Keys of the configured rewards that ask for the input ``name`` (costly inputs
         are computed only when one does)."""
-        from evals import registered_rewards
+        from agentloop.evals import registered_rewards
 
         found = []
         for spec in self.specs:
@@ -181,7 +181,7 @@ class RewardPlan:
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
         results, ``agentloop.harness._environment_run``) reach rewards that ask for them.
         """
-        from evals import score_sample
+        from agentloop.evals import score_sample
 
         if not self.specs:
             return ScoreOutcome({}, {})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import agentloop.evals as evals
 import pytest
 
-import evals
 from agentloop.benchmarks import BFCL_CATEGORIES, summarize_bfcl
 from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import agentloop.evals as evals
 import pytest
 
-import evals
 from agentloop.benchmarks import BFCL_CATEGORIES, NO_CALL_CATEGORIES, bfcl_rows, openai_name
 from tests.benchmarks.conftest import FIXTURE
 

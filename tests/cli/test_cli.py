@@ -330,14 +330,15 @@ def test_summary_of_a_killed_run_says_it_is_incomplete(
 def test_a_reward_failing_everywhere_is_shown_by_kind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evals._registry
-    from evals import register_reward
+    import agentloop.evals._registry
+    from agentloop.evals import register_reward
 
     def broken(trajectory: object, ground_truth: object, *, answer: object = None) -> object:
         raise KeyError("expected_calls")
 
     # A private copy of the registry: the test reward must not leak into other tests.
-    monkeypatch.setattr(evals._registry, "_REGISTRY", dict(evals._registry._REGISTRY))
+    registry = agentloop.evals._registry
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     register_reward("cli_test_broken", broken)
     config = add_setup(tmp_path, n=5, rewards=["cli_test_broken"], pass_threshold={})
     code, out, _ = run_cli(capsys, "run", str(config))

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
+from agentloop.evals._calls import parse_content_calls
 
 from agentloop.engine import format_content_tool_calls, parse_content_tool_calls
-from evals._calls import parse_content_calls
 
 
 def block(obj: object) -> str:

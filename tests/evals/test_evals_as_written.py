@@ -1,5 +1,5 @@
 """``tool_call_match`` pairs calls on expected arguments as written and compiles them only
-when some call does not pair (``evals._as_written``): reading them as written must give
+when some call does not pair (``agentloop.evals._as_written``): reading them as written must give
 what the compiled reading gives, and no bad matcher may go unreported."""
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from agentloop.evals import tool_call_match
+from agentloop.evals._as_written import NotPlain, arguments_match
+from agentloop.evals._matchers import compile_arguments, object_matches
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from evals import tool_call_match
-from evals._as_written import NotPlain, arguments_match
-from evals._matchers import compile_arguments, object_matches
 
 scalars = st.sampled_from([0, 1, 1.0, True, False, None, "a", "A", "", float("nan")])
 plain = st.recursive(
@@ -108,7 +107,7 @@ def test_a_malformed_common_shape_is_reported_even_when_it_would_fit() -> None:
 
 def test_plain_ground_truth_is_not_compiled_when_every_call_pairs() -> None:
     truth = [A(x={"$any": [1, 2]}, y={"$optional": "a"}), A(x=[1, 2])]
-    with mock.patch("evals._tool_match.expected_calls") as compiling:
+    with mock.patch("agentloop.evals._tool_match.expected_calls") as compiling:
         assert tool_call_match([A(x=[1, 2]), A(x=2)], truth, order="unordered").score == 1.0
     assert not compiling.called
     result = tool_call_match([A(x=3)], truth, order="unordered")  # compiled to diagnose
@@ -117,7 +116,7 @@ def test_plain_ground_truth_is_not_compiled_when_every_call_pairs() -> None:
 
 def test_matchers_that_need_compiling_still_pair_at_once() -> None:
     truth = [A(x={"$regex": "[a-z]+"}, n={"$approx": 1.0, "abs": 0.1})]
-    with mock.patch("evals._tool_match.paired_by_rules") as full:
+    with mock.patch("agentloop.evals._tool_match.paired_by_rules") as full:
         assert tool_call_match([A(x="abc", n=1.05)], truth).score == 1.0
     assert not full.called
     assert tool_call_match([A(x="ABC", n=1.05)], truth).score == 0.0

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from evals import bfcl_answer, bfcl_verdict, registered_rewards, score_sample
+from agentloop.evals import bfcl_answer, bfcl_verdict, registered_rewards, score_sample
 
 _DATA = Path(__file__).parents[1] / "data" / "bfcl" / "ast_cases.jsonl"
 CASES = [json.loads(line) for line in _DATA.read_text().splitlines()]

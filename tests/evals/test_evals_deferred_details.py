@@ -8,12 +8,11 @@ import pickle
 from typing import Any
 from unittest import mock
 
+import agentloop.evals._call_pairing
 import pytest
+from agentloop.evals import RewardResult, exact_tool_match_reward, tool_call_match
+from agentloop.evals._building import Deferred
 from pydantic import BaseModel
-
-import evals._call_pairing
-from evals import RewardResult, exact_tool_match_reward, tool_call_match
-from evals._building import Deferred
 
 A = {"name": "A", "arguments": {"x": 1}}
 B = {"name": "B", "arguments": {"y": "two"}}
@@ -82,8 +81,8 @@ def test_a_pickle_and_a_copy_carry_the_built_details() -> None:
 
 
 def test_a_pass_diagnoses_its_calls_only_when_the_details_are_read() -> None:
-    diagnostics = evals._call_pairing.diagnostics
-    with mock.patch("evals._call_pairing.diagnostics", side_effect=diagnostics) as spy:
+    diagnostics = agentloop.evals._call_pairing.diagnostics
+    with mock.patch("agentloop.evals._call_pairing.diagnostics", side_effect=diagnostics) as spy:
         result = tool_call_match([B, A], [A, B], order="unordered")
         assert (result.score, spy.call_count) == (1.0, 0)
         assert [d.generated_index for d in result.details.calls] == [1, 0]

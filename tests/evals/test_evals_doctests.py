@@ -7,12 +7,11 @@ import importlib
 import inspect
 import pkgutil
 
+import agentloop.evals as evals
 import pytest
 from pydantic import BaseModel
 
-import evals
-
-_FOUND = pkgutil.iter_modules(evals.__path__, prefix="evals.")
+_FOUND = pkgutil.iter_modules(evals.__path__, prefix="agentloop.evals.")
 MODULES = ["evals", *sorted(name for _, name, _ in _FOUND)]
 
 

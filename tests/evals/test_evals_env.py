@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from evals import env_response_match, env_state_match, first_difference, score_sample
+from agentloop.evals import env_response_match, env_state_match, first_difference, score_sample
 
 
 def test_first_difference_names_the_path_and_treats_types_strictly() -> None:

@@ -6,16 +6,16 @@ import json
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
-from evals import (
+from agentloop.evals import (
     composite_function_call_reward,
     exact_tool_match_reward,
     llm_judge_reward,
     match_function_call,
     schema_jaccard_reward,
 )
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 
 
 def oa(name: str, args: Any, call_id: str = "c") -> dict[str, Any]:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentloop.evals import compile_matchers, matches, tool_call_match, values_equal
+from agentloop.evals._matchers import compile_arguments, object_matches
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from evals import compile_matchers, matches, tool_call_match, values_equal
-from evals._matchers import compile_arguments, object_matches
 
 scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from([1.0, "a", "b"])
 keys = st.sampled_from(["x", "y", "z"])

@@ -6,8 +6,13 @@ import json
 from typing import Any
 
 import pytest
-
-from evals import check_matchers, compile_matchers, matches, parse_reward_specs, tool_call_match
+from agentloop.evals import (
+    check_matchers,
+    compile_matchers,
+    matches,
+    parse_reward_specs,
+    tool_call_match,
+)
 
 
 def starts_with(value: Any, prefix: str = "a") -> bool:

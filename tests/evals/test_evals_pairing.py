@@ -7,14 +7,13 @@ import itertools
 from typing import Any
 from unittest import mock
 
+from agentloop.evals import tool_call_match
+from agentloop.evals._arg_rules import rules
+from agentloop.evals._call_pairing import diagnostics, failure_reason, paired_by_rules
+from agentloop.evals._calls import collect_calls
+from agentloop.evals._report import make_result
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from evals import tool_call_match
-from evals._arg_rules import rules
-from evals._call_pairing import diagnostics, failure_reason, paired_by_rules
-from evals._calls import collect_calls
-from evals._report import make_result
 
 MODES = list(
     itertools.product(
@@ -69,14 +68,14 @@ def test_pairing_at_once_gives_what_full_pairing_gives(
     if with_schema:
         kwargs["schema"] = TOOLS
     quick = tool_call_match(generated, truth, **kwargs)
-    with mock.patch("evals._tool_match.paired_at_once", return_value=None):
+    with mock.patch("agentloop.evals._tool_match.paired_at_once", return_value=None):
         full = tool_call_match(generated, truth, **kwargs)
     assert quick.model_dump() == full.model_dump()
 
 
 def test_the_quick_path_is_taken_and_the_full_one_when_it_fails() -> None:
     a1, a2 = {"name": "A", "arguments": {"x": 1}}, {"name": "A", "arguments": {"x": 2}}
-    with mock.patch("evals._tool_match.paired_by_rules") as full:
+    with mock.patch("agentloop.evals._tool_match.paired_by_rules") as full:
         assert tool_call_match([a2, a1], [a1, a2], order="unordered").score == 1.0
     assert not full.called
     result = tool_call_match([a2, a1], [a1, a2])  # strict: only one of the two in order

@@ -6,11 +6,7 @@ import itertools
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-from evals import (
+from agentloop.evals import (
     compile_matchers,
     exact_tool_match_reward,
     match_function_call,
@@ -21,8 +17,11 @@ from evals import (
     tool_call_match,
     values_equal,
 )
-from evals._calls import Call, call_fields, collect_calls, deserialize_args
-from evals._compare import max_matching
+from agentloop.evals._calls import Call, call_fields, collect_calls, deserialize_args
+from agentloop.evals._compare import max_matching
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 # Modest budgets: the whole evals suite stays well under a minute.
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -167,7 +166,7 @@ def test_no_input_crashes(messages: Any, truth: Any, modes: Any) -> None:
     ):
         assert 0.0 <= result.score <= 1.0
         assert isinstance(result.reason, str)
-        # results are assembled without validation (evals._results.trusted): they must
+        # results are assembled without validation (agentloop.evals._results.trusted): they must
         # still be exactly what validation would produce
         assert type(result).model_validate_json(result.model_dump_json()) == result
 

@@ -9,10 +9,7 @@ import unicodedata
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
-from evals import (
+from agentloop.evals import (
     QAResult,
     _qa,
     normalize_answer,
@@ -20,6 +17,9 @@ from evals import (
     qa_f1_reward_format,
     qa_f1_reward_tool,
 )
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 
 
 @pytest.mark.parametrize(
@@ -229,7 +229,7 @@ def test_format_gate_counts_the_agents_successful_calls(trajectory: Any, used: i
 def test_import_does_not_scan_unicode() -> None:
     # The punctuation table is filled as characters are met, not by a scan of all of
     # Unicode at import (which cost ~0.13 s of every `import evals`).
-    code = "import evals._qa as q; print(len(q._PUNCT_TABLE))"
+    code = "import agentloop.evals._qa as q; print(len(q._PUNCT_TABLE))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == 0
 

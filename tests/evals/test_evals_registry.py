@@ -7,10 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-
-from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
-from evals import (
+from agentloop.evals import (
     QAResult,
     RewardResult,
     SampleScore,
@@ -19,7 +16,10 @@ from evals import (
     registered_rewards,
     score_sample,
 )
-from evals._registry import _REGISTRY
+from agentloop.evals._registry import _REGISTRY
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
 
 
 def trajectory(final: str = "It is Paris") -> Trajectory:

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentloop.evals._calls import Call
+from agentloop.evals._schema_rules import (
+    schema_index,
+    schema_problem,
+    schema_problems,
+    type_problem,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from evals._calls import Call
-from evals._schema_rules import schema_index, schema_problem, schema_problems, type_problem
 
 TYPES = ["string", "integer", "number", "boolean", "array", "object", "null", "any"]
 scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from([1.5, "a"])

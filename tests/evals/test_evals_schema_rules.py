@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from evals import parse_reward_specs, score_sample, tool_call_match
+from agentloop.evals import parse_reward_specs, score_sample, tool_call_match
 
 TOOLS = [
     {"type": "function", "function": {"name": "book", "parameters": {

@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from agentloop.evals import tool_call_match
+from agentloop.evals._compare import arg_rule
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
-from evals import tool_call_match
-from evals._compare import arg_rule
 
 
 def c(name: str, **args: Any) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def errors_of(tmp_path: Path, sets: tuple[str, ...] = (), **fields: Any) -> list
         ({"tool_timeout": 0}, "tool_timeout: Input should be greater than 0"),
         ({"mode": "grade"}, "mode: Input should be 'generate' or 'score'"),
         ({"datset": "x"}, "datset: Extra inputs are not permitted (did you mean 'dataset'?)"),
-        ({"tools": "tools.search:search"}, "tools: Input should be a valid list"),
+        ({"tools": "agentloop.tools.search:search"}, "tools: Input should be a valid list"),
         ({"model_params": [1]}, "model_params: Input should be a valid dictionary"),
         ({"fail_on_error": 1.5}, "fail_on_error: a fraction must be between 0 and 1"),
         ({"fail_on_error": -2}, "fail_on_error: a count must be >= 0"),

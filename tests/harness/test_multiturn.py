@@ -21,7 +21,7 @@ from tests.support.harness import (
     write_jsonl,
 )
 
-BANK = "tools.bank:make_bank"
+BANK = "agentloop.tools.bank:make_bank"
 
 
 def gt(name: str, **arguments: Any) -> dict[str, Any]:

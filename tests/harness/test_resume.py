@@ -316,7 +316,8 @@ def test_allow_changed_needs_resume(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_tool_modules_are_found_by_import_path() -> None:
     from agentloop.harness import EvalConfig, run_inputs
 
-    config = EvalConfig(model="openai:x", dataset="d", tools=["tools.calculator:calculator"])
+    tools = ["agentloop.tools.calculator:calculator"]
+    config = EvalConfig(model="openai:x", dataset="d", tools=tools)
     (entry,) = run_inputs(config).values()
     assert entry["file"] == str(ROOT / "tools" / "calculator.py")
 

@@ -8,17 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentloop.evals import RewardResult, parse_reward_specs, score_sample
 
 from agentloop.errors import ConfigError
 from agentloop.harness import load_config
 from agentloop.harness._rescore import rescore_run
 from agentloop.harness._runner import RunOutcome, run_eval_sync
-from evals import RewardResult, parse_reward_specs, score_sample
 from tests.support.harness import add_setup, read_results
 
 REWARDS_PY = '''
 import json
-from evals import RewardResult
+from agentloop.evals import RewardResult
 
 SEEN = {}
 
@@ -214,7 +214,7 @@ def test_score_sample_passes_metadata_and_row() -> None:
     def tagged(metadata: Any, row: Any, answer: Any) -> RewardResult[Any]:
         return RewardResult(score=1.0, reason="ok", details=[metadata, row, answer])
 
-    from evals import reward_entry
+    from agentloop.evals import reward_entry
 
     def resolve(name: str) -> Any:
         return reward_entry(name, tagged) if name == "pkg:tagged" else None

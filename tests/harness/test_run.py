@@ -6,20 +6,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import agentloop.evals._registry
 import anyio
 import pytest
+from agentloop.evals import register_reward
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import tool
 
 import agentloop.models._base as models_base
-import evals._registry
 from agentloop.engine._dispatch import ToolDispatcher
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from agentloop.models import ModelSource
 from agentloop.testing import FunctionChatModel, ScriptedChatModel
-from evals import register_reward
 from tests.support.harness import (
     add_row,
     add_setup,
@@ -317,12 +317,13 @@ def test_failures_are_contained_and_counted(
     def boom(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> Any:
         if trajectory.final_answer == "ok" and answer == "5":
             raise ZeroDivisionError("reward bug")
-        from evals import qa_f1_reward
+        from agentloop.evals import qa_f1_reward
 
         return qa_f1_reward(trajectory.final_answer, answer)
 
     # A private copy of the registry: the test reward must not leak into other tests.
-    monkeypatch.setattr(evals._registry, "_REGISTRY", dict(evals._registry._REGISTRY))
+    registry = agentloop.evals._registry
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     register_reward("harness_test_boom", boom)
     config = add_setup(
         tmp_path,

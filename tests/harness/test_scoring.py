@@ -6,20 +6,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import agentloop.evals._registry
 import pytest
-
-import evals._registry
-from agentloop.engine import parse_content_tool_calls
-from agentloop.harness import Sample, load_config, parse_line
-from agentloop.harness._runner import run_eval_sync
-from agentloop.harness._scoring import RewardPlan, recorded_trajectory
-from evals import (
+from agentloop.evals import (
     RewardResult,
     exact_tool_match_reward,
     qa_f1_reward_format,
     register_reward,
     tool_call_match,
 )
+
+from agentloop.engine import parse_content_tool_calls
+from agentloop.harness import Sample, load_config, parse_line
+from agentloop.harness._runner import run_eval_sync
+from agentloop.harness._scoring import RewardPlan, recorded_trajectory
 from tests.support.harness import read_results, write_config, write_jsonl
 
 USER = {"role": "user", "content": "Weather in Boston, and 6*7?"}
@@ -125,7 +125,8 @@ def test_reward_results_are_json_ready() -> None:
 
 
 def test_a_custom_reward_with_plain_details_scores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(evals._registry, "_REGISTRY", dict(evals._registry._REGISTRY))
+    registry = agentloop.evals._registry
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
 
     def custom(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
         return RewardResult(score=0.5, reason="half", details={"seen": len(trajectory.messages)})

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentloop.evals import normalize_answer
 
 from agentloop.cli import _demo as demo
 from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync
-from evals import normalize_answer
 from tests.support.harness import ROOT, only_run_dir, read_results
 
 

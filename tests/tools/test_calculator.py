@@ -1,4 +1,4 @@
-"""Tests for tools.calculator: safe evaluation, limits and formatting."""
+"""Tests for agentloop.tools.calculator: safe evaluation, limits and formatting."""
 
 from __future__ import annotations
 
@@ -6,15 +6,14 @@ import asyncio
 import math
 
 import pytest
-from langchain_core.tools import ToolException
-from langchain_core.utils.function_calling import convert_to_openai_tool
-
-from tools.calculator import (
+from agentloop.tools.calculator import (
     MAX_EXPRESSION_LENGTH,
     calculator,
     evaluate,
     format_number,
 )
+from langchain_core.tools import ToolException
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentloop.tools import default_tools, openai_tool_schemas
+from agentloop.tools.search import load_corpus, search
 from pydantic import BaseModel
-
-from tools import default_tools, openai_tool_schemas
-from tools.search import load_corpus, search
 
 DATA = Path(__file__).resolve().parents[2] / "configs" / "data"
 FILES = ("search_qa.jsonl", "tool_calls.jsonl", "quickstart.jsonl")

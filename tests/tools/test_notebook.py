@@ -1,4 +1,4 @@
-"""Tests for tools.notebook: actions, schema validation, state and async."""
+"""Tests for agentloop.tools.notebook: actions, schema validation, state and async."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from agentloop.tools.notebook import MAX_NOTES, NotebookInput, NotebookTool
 from langchain_core.tools import ToolException
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ValidationError
-
-from tools.notebook import MAX_NOTES, NotebookInput, NotebookTool
 
 
 def test_write_read_list_delete() -> None:

@@ -1,4 +1,4 @@
-"""Tests for tools.search: corpus, ranking, query safety, limits and threads."""
+"""Tests for agentloop.tools.search: corpus, ranking, query safety, limits and threads."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from langchain_core.tools import ToolException
-
-from tools.search import (
+from agentloop.tools.search import (
     MAX_K,
     CorpusIndex,
     Passage,
@@ -18,6 +16,7 @@ from tools.search import (
     query_terms,
     search,
 )
+from langchain_core.tools import ToolException
 
 
 def ids(query: str, k: int = 3) -> list[str]:

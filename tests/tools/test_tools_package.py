@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import tools
-from tools import ALL_TOOLS, NotebookTool, default_tools, openai_tool_schemas
+import agentloop.tools as tools
+from agentloop.tools import ALL_TOOLS, NotebookTool, default_tools, openai_tool_schemas
 
 
 def test_exports() -> None:

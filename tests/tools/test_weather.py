@@ -1,4 +1,4 @@
-"""Tests for tools.weather: lookup, units, errors and async-only invocation."""
+"""Tests for agentloop.tools.weather: lookup, units, errors and async-only invocation."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from agentloop.tools.weather import KNOWN_LOCATIONS, get_weather, lookup_weather, to_celsius
 from langchain_core.tools import StructuredTool, ToolException
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ValidationError
-
-from tools.weather import KNOWN_LOCATIONS, get_weather, lookup_weather, to_celsius
 
 
 def run(args: dict[str, Any]) -> Any:

@@ -1,0 +1,69 @@
+"""One installed namespace: ``agentloop``, with ``tools/`` and ``evals/`` inside it.
+
+A user's own ``tools.py`` or ``evals.py`` must never shadow (or be shadowed by) ours.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _build_wheel(tmp_path: Path) -> Path:
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("agentloop", "tools", "evals"):
+        shutil.copytree(ROOT / name, source / name, ignore=ignore)
+    out = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-w", str(out), str(source)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (wheel,) = out.glob("agentloop-*.whl")
+    return wheel
+
+
+def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
+    names = zipfile.ZipFile(_build_wheel(tmp_path)).namelist()
+    top = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
+    assert top == {"agentloop"}
+    # the folders land inside it, with their data files
+    assert "agentloop/tools/calculator.py" in names
+    assert "agentloop/tools/data/corpus.jsonl" in names
+    assert "agentloop/evals/__init__.py" in names
+    assert any(n.startswith("agentloop/cli/templates/") for n in names)
+    assert not any(n.startswith(("tools/", "evals/")) for n in names)
+
+
+def test_readme_api_example_runs_beside_a_users_own_tools_and_evals(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(
+        b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "run_eval_sync(" in b
+    )
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    # a user's own modules with the generic names, importable from the working directory
+    (tmp_path / "tools.py").write_text("def convert_units(x):\n    return x\n")
+    (tmp_path / "evals.py").write_text("def my_reward(*args):\n    return 1.0\n")
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    run_dir, mean, exit_code = done.stdout.split()
+    assert Path(tmp_path, run_dir, "results.jsonl").is_file()
+    assert 0.0 <= float(mean) <= 1.0 and exit_code == "0"
+    # and the user's modules stay theirs
+    probe = "import tools, evals, agentloop.tools; print(tools.__file__, evals.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.stdout.split() == [str(tmp_path / "tools.py"), str(tmp_path / "evals.py")]
