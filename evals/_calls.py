@@ -6,19 +6,27 @@ and objects with those attributes (agentloop ``ToolCallRecord``); messages as re
 ``_messages``. Nothing here raises on odd input: unusable pieces are skipped and
 described in ``notes``.
 
-``<tool_call>`` blocks in text are found with the one grammar in ``_tool_call_text``.
+One call is read by ``agentloop._tool_calls``, the one reader the engine and dataset
+validation use too; the rewards keep whatever a call's arguments hold to compare it.
 """
 
 from __future__ import annotations
 
 import json
-import json.scanner
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from agentloop._tool_calls import (
+    NOT_A_CALL,
+    block_items,
+    call_fields,
+    decode_arguments,
+    read_call,
+    tool_call_blocks,
+)
+
 from ._messages import get as _get
 from ._messages import is_message, is_trajectory, role_of, text_of
-from ._tool_call_text import block_items, tool_call_blocks
 
 __all__ = [
     "Call",
@@ -31,10 +39,6 @@ __all__ = [
     "parse_content_calls",
 ]
 
-# The C scanner behind json.loads, called directly: arguments are decoded for
-# every call compared, and json.loads' wrapper costs as much as the parse.
-_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
-_JSON_SPACE = " \t\n\r"
 _NOT_ASSISTANT = frozenset(("user", "system", "tool", "developer", "function"))
 
 
@@ -45,9 +49,6 @@ class Call(NamedTuple):
     args: Any
 
 
-_new_call = tuple.__new__  # Call(...) runs a Python-level __new__; this is the C one
-
-
 def deserialize_args(value: Any) -> Any:
     """Arguments as compared: JSON strings decoded, ``""``/missing as ``{}``.
 
@@ -56,72 +57,13 @@ def deserialize_args(value: Any) -> Any:
     >>> deserialize_args('{"a": 1}'), deserialize_args(""), deserialize_args("{oops")
     ({'a': 1}, {}, '{oops')
     """
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        text = value.strip(_JSON_SPACE)
-        try:
-            decoded, end = _scan(text, 0)
-            if end == len(text):
-                return decoded
-        except (ValueError, RecursionError, StopIteration):
-            pass
-        return {} if not value.strip() else value  # blank (any whitespace) means no arguments
-    return value
-
-
-def call_fields(item: Any) -> tuple[Any, Any] | None:
-    """``(name, arguments)`` of one call in any accepted shape, as written; None when
-    ``item`` is not a call. The name may be None (a ``function`` without one).
-
-    >>> call_fields({"type": "function", "function": {"name": "f", "arguments": "{}"}})
-    ('f', '{}')
-    >>> call_fields({"name": "f", "args": {"x": 1}}), call_fields([1])
-    (('f', {'x': 1}), None)
-    """
-    function = _get(item, "function")
-    if function is not None and not isinstance(function, (str, int, float, list)):
-        args = _get(function, "arguments")
-        return _get(function, "name"), _get(function, "parameters") if args is None else args
-    name = _get(item, "name")
-    if name is None:
-        return None
-    for key in ("args", "arguments", "parameters", "raw_args"):
-        args = _get(item, key)
-        if args is not None:
-            return name, args
-    return name, None
+    return decode_arguments(value)[0]
 
 
 def _call_from_item(item: Any) -> Call | None:
     """One call in any accepted shape, or None when it is not a call."""
-    if type(item) is dict:  # fast path: the OpenAI wire shape
-        function = item.get("function")
-        if type(function) is dict:
-            name = function.get("name")
-            args = function.get("arguments")
-            if type(name) is str and type(args) is dict:  # ground truth written as an object
-                return _new_call(Call, (name, args))
-            if type(name) is str and type(args) is str:
-                try:  # text with blanks around fails here and is stripped below
-                    decoded, end = _scan(args, 0)
-                    if end == len(args):
-                        return _new_call(Call, (name, decoded))
-                except (ValueError, RecursionError, StopIteration):
-                    pass
-                return _new_call(Call, (name, deserialize_args(args)))
-        elif function is None and "args" not in item:  # {"name", "arguments": {...}}
-            name = item.get("name")
-            args = item.get("arguments")
-            if type(name) is str and type(args) is dict:
-                return _new_call(Call, (name, args))
-    fields = call_fields(item)
-    if fields is None:
-        return None
-    name, args = fields
-    if name is None:
-        name = ""
-    return Call(name if isinstance(name, str) else str(name), deserialize_args(args))
+    read = read_call(item)
+    return None if read.problem is NOT_A_CALL else Call(read.name, read.args)
 
 
 def calls_from_items(items: Any, notes: list[str], where: str) -> list[Call]:

@@ -2,12 +2,15 @@
 
 OpenAI chat dicts, LangChain message objects (duck typed: a string ``type`` plus
 ``content``) and anything with ``to_openai_messages()`` (an agentloop ``Trajectory``;
-evals never imports agentloop). Nothing here raises on odd input.
+evals imports no more of agentloop than the reader of a call, ``agentloop._tool_calls``).
+Nothing here raises on odd input.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from agentloop._tool_calls import field as get
 
 __all__ = [
     "count_tool_uses",
@@ -30,20 +33,6 @@ _ROLES = {
     "system": "system",
     "SystemMessageChunk": "system",
 }
-
-
-def get(obj: Any, key: str) -> Any:
-    """``obj[key]`` of a dict, else the attribute; None when absent or when reading it fails.
-
-    >>> get({"a": 1}, "a"), get(object(), "a")
-    (1, None)
-    """
-    if isinstance(obj, dict):
-        return obj.get(key)
-    try:
-        return getattr(obj, key, None)
-    except Exception:  # a property that raises is just "absent"
-        return None
 
 
 def is_trajectory(obj: Any) -> bool:

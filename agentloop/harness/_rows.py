@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentloop._tool_calls import read_call
 from agentloop.evals import check_matchers
 from agentloop.harness._row_messages import recorded_generation_start
 
@@ -54,22 +55,11 @@ class Sample:
 
 
 def _check_tool_call(call: Any, where: str, problems: list[str]) -> None:
-    if not isinstance(call, dict):
-        problems.append(f"{where}: a tool call must be an object")
-        return
-    function = call.get("function")
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-        problems.append(f"{where}: function.name is missing")
-        return
-    arguments = function.get("arguments", "{}")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments or "{}")
-        except ValueError:
-            problems.append(f"{where}: function.arguments is not valid JSON")
-            return
-    if not isinstance(arguments, dict):
-        problems.append(f"{where}: function.arguments must be a JSON object")
+    """A call of the prompt history: read by the one reader (``agentloop._tool_calls``),
+    and usable as sent (a name and object arguments)."""
+    problem = read_call(call).problem
+    if problem is not None:
+        problems.append(f"{where}: {problem}")
 
 
 def _check_message(message: Any, where: str, problems: list[str]) -> None:
@@ -166,19 +156,14 @@ def _check_turns(turns: Any, problems: list[str]) -> None:
 def _check_expected_calls(
     calls: list[Any], problems: list[str], where: str = "ground_truth.tool_calls"
 ) -> None:
-    """Acceptable-value matchers (``{"$any": [...]}``, ...) in expected arguments."""
+    """Each expected call has a name, and its acceptable-value matchers (``{"$any": [...]}``,
+    ...) are well formed. Arguments that are not a JSON object are compared as written."""
     for i, call in enumerate(calls):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict):
-            function = call if isinstance(call, dict) else {}
-        arguments = function.get("arguments")
-        if isinstance(arguments, str) and "$" in arguments:
-            try:
-                arguments = json.loads(arguments)
-            except ValueError:
-                continue  # a raw string is compared as it is
-        if isinstance(arguments, (dict, list)):
-            problems += check_matchers(arguments, f"{where}[{i}].arguments")
+        read = read_call(call)
+        if read.name == "":
+            problems.append(f"{where}[{i}]: {read.problem}")
+        elif isinstance(read.args, (dict, list)):
+            problems += check_matchers(read.args, f"{where}[{i}].arguments")
 
 
 def _check_truth_turns(truth_turns: Any, row: dict[str, Any], problems: list[str]) -> None:

@@ -74,6 +74,7 @@ def test_engine_and_rewards_find_the_same_calls(case: str) -> None:
     [
         ({"name": "f", "arguments": "{not json"}, "{not json"),  # compared as the raw string
         ({"name": "f", "arguments": [1, 2]}, [1, 2]),  # compared as given
+        ({"name": "f", "arguments": "null"}, None),  # never run as {}
     ],
 )
 def test_arguments_only_the_rewards_keep(item: object, reward_args: object) -> None:

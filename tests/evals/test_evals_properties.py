@@ -223,7 +223,7 @@ def test_a_list_of_bare_calls_reads_as_each_call_says(items: list[dict[str, Any]
         fields = call_fields(item)
         if fields is not None:
             name, args = fields
-            want.append(Call("" if name is None else str(name), deserialize_args(args)))
+            want.append(Call(name if isinstance(name, str) else "", deserialize_args(args)))
     assert collect_calls(items, []) == want
     if items:
         assert collect_calls({"tool_calls": items}, []) == want

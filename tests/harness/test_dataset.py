@@ -49,7 +49,7 @@ def problem_of(row: object, mode: str = "generate") -> str:
         ),
         (
             {"messages": [USER, {"role": "assistant", "tool_calls": [{"function": {}}]}]},
-            "messages[1].tool_calls[0]: function.name is missing",
+            "messages[1].tool_calls[0]: no function name",
         ),
         (
             {
@@ -61,9 +61,37 @@ def problem_of(row: object, mode: str = "generate") -> str:
                     },
                 ]
             },
-            "messages[1].tool_calls[0]: function.arguments is not valid JSON",
+            "messages[1].tool_calls[0]: arguments are not valid JSON",
         ),
         ({"messages": [USER], "ground_truth": [1]}, "'ground_truth' must be an object"),
+        (
+            {"messages": [USER], "ground_truth": {"tool_calls": [{"nme": "f", "arguments": {}}]}},
+            "ground_truth.tool_calls[0]: not a tool call (no 'function' object or 'name')",
+        ),
+        (
+            {"messages": [USER], "ground_truth": {"tool_calls": [{"function": {"arguments": {}}}]}},
+            "ground_truth.tool_calls[0]: no function name",
+        ),
+        (
+            {"messages": [USER], "ground_truth": {"tool_calls": [{"name": "", "arguments": {}}]}},
+            "ground_truth.tool_calls[0]: no function name",
+        ),
+        (
+            {"messages": [USER], "ground_truth": {"turns": [{"tool_calls": [7]}]}},
+            "ground_truth.turns[0].tool_calls[0]: not a tool call",
+        ),
+        (
+            {
+                "messages": [
+                    USER,
+                    {
+                        "role": "assistant",
+                        "tool_calls": [{"function": {"name": "f", "arguments": "null"}}],
+                    },
+                ]
+            },
+            "messages[1].tool_calls[0]: arguments are not a JSON object",
+        ),
         (
             {"messages": [USER], "ground_truth": {"tool_calls": 1}},
             "ground_truth.tool_calls must be a list",
@@ -139,6 +167,23 @@ def test_scan_lists_every_bad_line_with_file_and_line(tmp_path: Path) -> None:
         == f"{path}: 3 invalid line(s) (fix them, or set skip_invalid: true to run the rest)"
     )
     assert lines[1:] == [str(p) for p in scan.problems]
+
+
+def test_a_ground_truth_call_without_a_name_is_an_invalid_line(tmp_path: Path) -> None:
+    # A typo'd key used to pass validation and be dropped silently at scoring.
+    typo = {"nme": "get_weather", "arguments": {"city": "Paris"}}
+    nameless = {"type": "function", "function": {"arguments": "{}"}}
+    path = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"messages": [USER], "ground_truth": {"tool_calls": [nameless]}},
+            {"messages": [USER], "ground_truth": {"tool_calls": [{"name": "f"}, typo]}},
+        ],
+    )
+    assert [str(p) for p in scan_dataset(path).problems] == [
+        f"{path}:1: ground_truth.tool_calls[0]: no function name",
+        f"{path}:2: ground_truth.tool_calls[1]: not a tool call (no 'function' object or 'name')",
+    ]
 
 
 def test_generated_ids_can_collide_with_explicit_ones(tmp_path: Path) -> None:

@@ -1,0 +1,158 @@
+"""Reading a tool call: the one set of rules for every reader.
+
+The engine (calls a server left in a reply's text), dataset validation (prompt history
+and ground truth) and the rewards (generated and expected calls) read a call here, so a
+call means the same thing at run time, at validation and at scoring. Each reader decides
+what to do with a call that has a problem: the engine never runs it, validation rejects
+the line, the rewards compare what was written.
+
+Call shapes: OpenAI ``{"type": "function", "function": {"name", "arguments"}}``,
+LangChain ``{"name", "args", "id"}``, ``{"name", "arguments"}``, ``{"name", "parameters"}``,
+and objects with those attributes (agentloop's ``ToolCallRecord``, LangChain's messages'
+calls). In text, ``<tool_call>{...}</tool_call>`` blocks, each holding one call or a JSON
+list of calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple
+
+__all__ = [
+    "NOT_A_CALL",
+    "ReadCall",
+    "block_items",
+    "call_fields",
+    "decode_arguments",
+    "field",
+    "read_call",
+    "tool_call_blocks",
+]
+
+NOT_A_CALL = "not a tool call (no 'function' object or 'name')"
+_NO_NAME = "no function name"
+_NOT_JSON = "arguments are not valid JSON"
+_NOT_OBJECT = "arguments are not a JSON object"
+
+# A block ends at its closing tag; one left open (the server stopped at max_tokens)
+# ends at the next opening tag or the end of the text.
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|(?=<tool_call>)|\Z)", re.DOTALL)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")  # some models fence the JSON inside
+
+
+class ReadCall(NamedTuple):
+    """One call as read: its name, its decoded arguments, and what makes it unusable."""
+
+    name: str
+    """The function's name; ``""`` when the call has none."""
+    args: Any
+    """Decoded arguments: an object normally, ``{}`` when blank or missing; any other JSON
+    value as decoded; the raw string when it is not JSON."""
+    problem: str | None
+    """None for a usable call (a name and object arguments), else why it is not."""
+
+
+def field(obj: Any, key: str) -> Any:
+    """``obj[key]`` of a dict, else the attribute; None when absent or when reading it fails.
+
+    >>> field({"a": 1}, "a"), field(object(), "a")
+    (1, None)
+    """
+    if isinstance(obj, dict):
+        return obj.get(key)
+    try:
+        return getattr(obj, key, None)
+    except Exception:  # a property that raises is just "absent"
+        return None
+
+
+def call_fields(item: Any) -> tuple[Any, Any] | None:
+    """``(name, arguments)`` of one call in any accepted shape, as written; None when
+    ``item`` has no call shape. The name may be None (a ``function`` without one).
+
+    >>> call_fields({"type": "function", "function": {"name": "f", "arguments": "{}"}})
+    ('f', '{}')
+    >>> call_fields({"name": "f", "args": {"x": 1}}), call_fields([1])
+    (('f', {'x': 1}), None)
+    """
+    function = field(item, "function")
+    if function is not None and not isinstance(function, (str, int, float, list)):
+        args = field(function, "arguments")
+        return field(function, "name"), field(function, "parameters") if args is None else args
+    name = field(item, "name")
+    if name is None:
+        return None
+    for key in ("args", "arguments", "parameters", "raw_args"):
+        args = field(item, key)
+        if args is not None:
+            return name, args
+    return name, None
+
+
+def decode_arguments(value: Any) -> tuple[Any, str | None]:
+    """Arguments decoded, and the problem with them (None for an object).
+
+    JSON text is decoded; blank text or no arguments mean ``{}``; text that is not JSON
+    stays the raw string.
+
+    >>> decode_arguments('{"a": 1}'), decode_arguments(" "), decode_arguments(None)
+    (({'a': 1}, None), ({}, None), ({}, None))
+    >>> decode_arguments("{oops"), decode_arguments("null")
+    (('{oops', 'arguments are not valid JSON'), (None, 'arguments are not a JSON object'))
+    """
+    if value is None:
+        return {}, None
+    if isinstance(value, str):
+        if not value.strip():
+            return {}, None
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return value, _NOT_JSON
+    return value, None if isinstance(value, dict) else _NOT_OBJECT
+
+
+def read_call(item: Any) -> ReadCall:
+    """One call in any accepted shape; ``problem`` says what makes it unusable.
+
+    >>> read_call({"type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}})
+    ReadCall(name='f', args={'x': 1}, problem=None)
+    >>> read_call({"nme": "f", "arguments": {}}).problem
+    "not a tool call (no 'function' object or 'name')"
+    >>> read_call({"function": {"arguments": "{}"}}).problem
+    'no function name'
+    """
+    fields = call_fields(item)
+    if fields is None:
+        return ReadCall("", {}, NOT_A_CALL)
+    name, raw = fields
+    args, problem = decode_arguments(raw)
+    if not isinstance(name, str) or not name:
+        return ReadCall("", args, _NO_NAME)
+    return ReadCall(name, args, problem)
+
+
+def tool_call_blocks(text: str) -> list[str]:
+    """The bodies of the ``<tool_call>`` blocks in ``text``, in order, trimmed and unfenced.
+
+    A block left open ends at the next ``<tool_call>`` or at the end of the text.
+
+    >>> tool_call_blocks('a<tool_call>```json\\n{"x": 1}\\n```</tool_call>b<tool_call> [2]')
+    ['{"x": 1}', '[2]']
+    """
+    return [_FENCE.sub("", body.strip()) for body in _TOOL_CALL_BLOCK.findall(text)]
+
+
+def block_items(body: str) -> list[Any] | None:
+    """The JSON values one block holds: a list's elements, else the value; None when
+    the body is not JSON.
+
+    >>> block_items('[{"name": "f"}, 2]'), block_items('{"name": "f"}'), block_items("{")
+    ([{'name': 'f'}, 2], [{'name': 'f'}], None)
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, list) else [data]
