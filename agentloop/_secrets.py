@@ -1,7 +1,10 @@
 """The one secret policy: which names hold secrets, where their values come from, masking.
 
-A *secret name* contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH
-(any case), except names that only look like one: ``*_env`` options name a variable
+A *secret name* has KEY, TOKEN, SECRET, CREDENTIAL(S) or AUTH as a word (any case;
+words are split at ``_``, ``-``, ``.``, spaces and camelCase: ``api_key``, ``X-Api-Key``,
+``accessToken``), or a word containing PASSWORD or PASSWD (``PGPASSWORD``); words that
+only contain one (``keyword_boost``, ``author``, ``tokenizer``, ``monkey``) do not count.
+Nor do names that only look like one: ``*_env`` options name a variable
 (``api_key_env: MY_KEY``), token counts (``max_tokens``, ``input_tokens``) are numbers,
 and ``max_tokens_field`` names a request field.
 
@@ -27,7 +30,11 @@ __all__ = ["MASK", "MIN_SECRET_LEN", "Scrubber", "is_secret_name", "read_dotenv"
 MASK = "***"
 MIN_SECRET_LEN = 6
 
-_SECRET_WORD = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+_SECRET_WORDS = frozenset(
+    {"key", "apikey", "accesskey", "secretkey", "privatekey", "token", "secret", "secrets",
+     "credential", "credentials", "auth", "authorization"}
+)  # fmt: skip
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _NOT_SECRET = frozenset({"max_tokens_field"})
 _COUNT_WORDS = frozenset(
     {"max", "min", "num", "n", "input", "output", "total", "prompt", "completion", "cached",
@@ -45,7 +52,8 @@ def is_secret_name(name: str) -> bool:
     lowered = name.lower()
     if lowered in _NOT_SECRET or lowered.endswith("_env") or _is_token_count(lowered):
         return False
-    return _SECRET_WORD.search(name) is not None
+    words = [w.lower() for w in _WORD.findall(name)]
+    return any(w in _SECRET_WORDS or "passw" in w for w in words)
 
 
 def read_dotenv(path: str | Path = ".env") -> dict[str, str]:

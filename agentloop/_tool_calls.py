@@ -21,6 +21,9 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "NOT_A_CALL",
+    "NOT_JSON",
+    "NOT_OBJECT",
+    "NO_NAME",
     "ReadCall",
     "block_items",
     "call_fields",
@@ -31,9 +34,9 @@ __all__ = [
 ]
 
 NOT_A_CALL = "not a tool call (no 'function' object or 'name')"
-_NO_NAME = "no function name"
-_NOT_JSON = "arguments are not valid JSON"
-_NOT_OBJECT = "arguments are not a JSON object"
+NO_NAME = "no function name"
+NOT_JSON = "arguments are not valid JSON"
+NOT_OBJECT = "arguments are not a JSON object"
 
 # A block ends at its closing tag; one left open (the server stopped at max_tokens)
 # ends at the next opening tag or the end of the text.
@@ -109,8 +112,8 @@ def decode_arguments(value: Any) -> tuple[Any, str | None]:
         try:
             value = json.loads(value)
         except (ValueError, RecursionError):
-            return value, _NOT_JSON
-    return value, None if isinstance(value, dict) else _NOT_OBJECT
+            return value, NOT_JSON
+    return value, None if isinstance(value, dict) else NOT_OBJECT
 
 
 def read_call(item: Any) -> ReadCall:
@@ -129,7 +132,7 @@ def read_call(item: Any) -> ReadCall:
     name, raw = fields
     args, problem = decode_arguments(raw)
     if not isinstance(name, str) or not name:
-        return ReadCall("", args, _NO_NAME)
+        return ReadCall("", args, NO_NAME)
     return ReadCall(name, args, problem)
 
 

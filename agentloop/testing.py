@@ -21,6 +21,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 
+from agentloop.engine._wire import from_wire
 from agentloop.errors import ScriptExhaustedError
 
 __all__ = ["FunctionChatModel", "ScriptedChatModel", "to_ai_message", "tool_call"]
@@ -38,8 +39,13 @@ def to_ai_message(reply: AIMessage | dict[str, Any] | str) -> AIMessage:
         data = {"role": "assistant", **reply}
         if data.get("content") is None:
             data["content"] = ""
+        calls = data.pop("tool_calls", None)
         message = convert_to_messages([data])[0]
         if isinstance(message, AIMessage):
+            if calls:  # read as a server's reply is: malformed calls stay, as malformed
+                read = from_wire({"role": "assistant", "tool_calls": calls})
+                fields = {k: read[k] for k in ("tool_calls", "invalid_tool_calls")}
+                message = AIMessage(**{**message.model_dump(exclude=set(fields)), **fields})
             return message
     raise TypeError(f"not an assistant reply: {reply!r}")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 
 import anyio
 import pytest
@@ -93,3 +94,23 @@ def test_function_model_sync_and_async() -> None:
     assert anyio.run(FunctionChatModel(areply).ainvoke, "x").content == "async"
     with pytest.raises(TypeError, match="needs ainvoke"):
         FunctionChatModel(areply).invoke("x")
+
+
+def test_a_scripted_reply_can_hold_the_calls_a_server_returns_malformed(tmp_path: Path) -> None:
+    # Real replies: a comment in the JSON, an expression, a list; a script replays them
+    # as malformed calls (never run), and the sample is scored.
+    from agentloop.harness import load_config
+    from agentloop.harness._runner import run_eval_sync
+    from tests.support.harness import add_setup, read_results, write_json
+
+    bad = ['{"a": 6.2832,  // 2 * pi}', '{"a": 2 * 3.14159}', "[1, 2]"]
+    reply = {"tool_calls": [tool_call("add", {}, id=f"c{i}") for i in range(3)]}
+    for i, args in enumerate(bad):
+        reply["tool_calls"][i]["function"]["arguments"] = args
+    config = add_setup(tmp_path, n=1)
+    write_json(tmp_path / "script.json", [reply, "1"])
+    outcome = run_eval_sync(load_config(config), config_path=str(config))
+    (line,) = read_results(outcome.run_dir)
+    assert line["status"] == "ok" and "qa_f1_reward" in line["scores"]
+    records = line["trajectory"]["steps"][0]["tool_calls"]
+    assert [(r["status"], r["raw_args"]) for r in records] == [("malformed", a) for a in bad]

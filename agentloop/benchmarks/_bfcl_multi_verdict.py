@@ -199,7 +199,7 @@ def bfcl_multi_turn_verdict(trajectory: Any, row: Mapping[str, Any]) -> RewardRe
     turns, stops = conversation_turns(trajectory)
     details = BfclMultiTurnDetails()
     for index, stop in enumerate(stops, start=1):
-        if stop in ("max_rounds", "error"):
+        if stop in ("max_rounds", "error", "time_limit", "token_limit"):
             details.error_type, details.turn = "multi_turn:force_terminated", index
             return _result(
                 0.0,

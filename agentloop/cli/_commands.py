@@ -21,6 +21,7 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
+from agentloop._secrets import MASK
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
 from agentloop.harness import (
@@ -80,7 +81,15 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
     if not args.resume:
         raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
     header = read_header(Path(args.resume))
-    raw = override(header.get("config") or {}, args.sets, _flag_overrides(args))
+    stored = header.get("config") or {}
+    masked = sorted(k for k, v in stored.items() if f'"{MASK}"' in json.dumps(v))
+    if masked:  # the copy in run.json cannot say what those values were
+        raise UsageError(
+            f"cannot resume {args.resume} from its {HEADER_FILE} alone: its config has masked "
+            f"(secret-named) values in {', '.join(masked)}; give the config file too: "
+            f"agentloop run CONFIG --resume {args.resume}"
+        )
+    raw = override(stored, args.sets, _flag_overrides(args))
     return validate_config(raw, f"{args.resume}/{HEADER_FILE}"), header.get("config_path")
 
 

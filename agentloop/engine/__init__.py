@@ -19,6 +19,7 @@ from agentloop.engine._content_calls import (
     parse_content_tool_calls,
 )
 from agentloop.engine._dispatch import (
+    DEFAULT_TOOL_TIMEOUT,
     PendingCall,
     ToolDispatcher,
 )
@@ -66,6 +67,7 @@ from agentloop.engine._trajectory import (
 
 __all__ = [
     "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
+    "DEFAULT_TOOL_TIMEOUT",
     "ContentCallParser",
     "ExecutorFactory",
     "MessagesInput",

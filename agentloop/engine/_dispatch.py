@@ -13,11 +13,15 @@ from pydantic import BaseModel, ValidationError
 
 from agentloop.engine._invoke import Invoker, callbacks_active, make_invoker, validation_schema
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_output_to_text, truncate
+from agentloop.engine._threads import THREADS_STARTED
 from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
 
 __all__ = ["PendingCall", "ToolDispatcher"]
 
 # What the model reads when a call does not succeed. One place, so wording stays uniform.
+DEFAULT_TOOL_TIMEOUT = 60.0
+"""Seconds a tool call may run (a hung tool never hangs a run); None turns it off."""
+
 UNKNOWN_TOOL = "Error: unknown tool '{name}'. Available tools: {available}."
 NO_IMPLEMENTATION = "Error: tool '{name}' has no implementation in this evaluation; it was not run."
 INVALID_ARGS = "Error: invalid arguments for tool '{name}': {detail}. The tool was not run."
@@ -28,6 +32,14 @@ MALFORMED = (
 RAISED = "Error: {detail}"
 UNPRINTABLE = "Error: the result of tool '{name}' could not be turned into text ({detail})."
 TIMED_OUT = "Error: tool '{name}' did not finish within {seconds:g} s and was cancelled."
+STILL_BUSY = (
+    "Error: tool '{name}' was still running an earlier call that timed out after {seconds:g} s "
+    "more; this call was not run."
+)
+TOKEN_LIMIT = (
+    "Error: the sample's token limit ({limit}) was reached; the tool was not run."
+)
+TIME_LIMIT = "Error: the sample's time limit ({seconds:g} s) was reached; the tool was stopped."
 ROUND_LIMIT = (
     "Error: not run: the limit of {max_rounds} tool rounds was reached. "
     "Answer with the information you already have."
@@ -85,8 +97,10 @@ class ToolDispatcher:
 
     ``schema_only`` names tools the model was offered by schema alone: calls to them
     are answered ``no_implementation``, never run. Calls to one class-based tool
-    instance run one at a time in call order (such tools keep state); everything
-    else runs concurrently.
+    instance run one at a time in call order (such tools keep state), even when one
+    timed out: its thread keeps the instance until it really ends, and a later call
+    waits for that at most the timeout, then times out unrun; everything else runs
+    concurrently.
     """
 
     def __init__(
@@ -102,6 +116,8 @@ class ToolDispatcher:
         self._invokers: dict[str, Invoker] = {}
         # Per instance, fast: uncontended acquisition costs no event-loop round trip.
         self._locks: dict[str, anyio.Lock] = {}
+        # Per instance: the thread of a call that timed out, set when it really ends.
+        self._busy: dict[str, anyio.Event] = {}
         direct_allowed = not callbacks_active()
         for t in tools:
             if t.name in self.tools_by_name:
@@ -140,11 +156,10 @@ class ToolDispatcher:
         return messages, records
 
     def refuse(
-        self, calls: Sequence[PendingCall], max_rounds: int
+        self, calls: Sequence[PendingCall], text: str, status: ToolCallStatus = "not_run"
     ) -> tuple[list[ToolMessage], list[ToolCallRecord]]:
-        """Answer calls that may not run because the round limit was reached."""
-        text = ROUND_LIMIT.format(max_rounds=max_rounds)
-        pairs = [self._finish(c, "round_limit", text, 0.0) for c in calls]
+        """Answer calls that may not run (a limit was reached) with ``text`` and ``status``."""
+        pairs = [self._finish(c, status, text, 0.0) for c in calls]
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
     async def _run_one(self, call: PendingCall) -> tuple[ToolMessage, ToolCallRecord]:
@@ -169,7 +184,23 @@ class ToolDispatcher:
         if lock is None:
             return await self._execute(call, call.args, validated)
         async with lock:  # taken outside the timeout: waiting is not running
-            return await self._execute(call, call.args, validated)
+            busy = self._busy.pop(call.name, None)
+            if busy is not None and not busy.is_set():
+                with anyio.move_on_after(self.timeout):
+                    await busy.wait()
+                if not busy.is_set():
+                    self._busy[call.name] = busy
+                    text = STILL_BUSY.format(name=call.name, seconds=self.timeout)
+                    return self._finish(call, "timeout", text, self.timeout or 0.0)
+            threads: list[anyio.Event] = []
+            token = THREADS_STARTED.set(threads)
+            try:
+                result = await self._execute(call, call.args, validated)
+            finally:
+                THREADS_STARTED.reset(token)
+            if result[1].status == "timeout" and threads and not threads[-1].is_set():
+                self._busy[call.name] = threads[-1]
+            return result
 
     async def _execute(
         self, call: PendingCall, args: dict[str, Any], validated: BaseModel | None

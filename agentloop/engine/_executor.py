@@ -16,12 +16,13 @@ from typing import Protocol
 from langchain_core.messages import ToolMessage
 
 from agentloop.engine._dispatch import PendingCall, ToolDispatcher
-from agentloop.engine._trajectory import ToolCallRecord
+from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
 from agentloop.errors import ReplayMismatchError
 
 __all__ = ["ExecutorFactory", "RecordedToolResults", "ToolExecutor"]
 
 RoundResult = tuple[list[ToolMessage], list[ToolCallRecord]]
+_REFUSED = frozenset({"round_limit", "not_run"})  # answered without running
 
 
 class ToolExecutor(Protocol):
@@ -31,8 +32,10 @@ class ToolExecutor(Protocol):
         """Execute the calls (concurrently when ``parallel``)."""
         ...
 
-    def refuse(self, calls: Sequence[PendingCall], max_rounds: int) -> RoundResult:
-        """Answer calls that may not run because the round limit was reached."""
+    def refuse(
+        self, calls: Sequence[PendingCall], text: str, status: ToolCallStatus = "not_run"
+    ) -> RoundResult:
+        """Answer calls that may not run (a limit was reached) with ``text`` and ``status``."""
         ...
 
 
@@ -71,7 +74,11 @@ class RecordedToolResults:
         self.where = where
         self.on_difference = on_difference
 
-    def _lookup(self, call: PendingCall, refused: bool) -> tuple[ToolMessage, ToolCallRecord]:
+    def _lookup(
+        self, call: PendingCall, refused: ToolCallStatus | None
+    ) -> tuple[ToolMessage, ToolCallRecord]:
+        """The recorded result of ``call``; ``refused``: the status it is answered with
+        unrun now (a limit), None when it runs."""
         found = self.recorded.get(call.id)
         if found is None:
             raise ReplayMismatchError(
@@ -84,11 +91,14 @@ class RecordedToolResults:
                 f"{record.name}({_short(record.args or record.raw_args)}), "
                 f"now {call.name}({_short(call.args or call.raw_args)})"
             )
-        if (record.status == "round_limit") != refused:
-            now, then = ("refused", "run") if refused else ("run", "refused")
+        if (record.status in _REFUSED) != (refused is not None):
+            if refused is None:
+                now = f"run now but was refused ({record.status.replace('_', ' ')})"
+            else:
+                now = f"refused now ({refused.replace('_', ' ')}) but was run"
             raise ReplayMismatchError(
-                f"replay: {self.where}: tool call {call.id} ({call.name}) is {now} now "
-                f"(round limit) but was {then} in the recording"
+                f"replay: {self.where}: tool call {call.id} ({call.name}) is {now} in the "
+                "recording"
             )
         return found[0].model_copy(), record.model_copy()
 
@@ -110,7 +120,7 @@ class RecordedToolResults:
             )
 
     async def run(self, calls: Sequence[PendingCall], *, parallel: bool = True) -> RoundResult:
-        recorded = [self._lookup(c, refused=False) for c in calls]
+        recorded = [self._lookup(c, refused=None) for c in calls]
         if not self.live:
             return [r[0] for r in recorded], [r[1] for r in recorded]
         messages, records = await self.dispatcher.run(calls, parallel=parallel)
@@ -118,8 +128,10 @@ class RecordedToolResults:
             self._compare(call, recorded[index], (messages[index], records[index]))
         return messages, records
 
-    def refuse(self, calls: Sequence[PendingCall], max_rounds: int) -> RoundResult:
-        recorded = [self._lookup(c, refused=True) for c in calls]
+    def refuse(
+        self, calls: Sequence[PendingCall], text: str, status: ToolCallStatus = "not_run"
+    ) -> RoundResult:
+        recorded = [self._lookup(c, refused=status) for c in calls]
         if self.live:
-            return self.dispatcher.refuse(calls, max_rounds)
+            return self.dispatcher.refuse(calls, text, status)
         return [r[0] for r in recorded], [r[1] for r in recorded]

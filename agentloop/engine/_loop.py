@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import anyio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messages
 
 from agentloop._secrets import is_secret_name
+from agentloop.engine._dispatch import DEFAULT_TOOL_TIMEOUT, TIME_LIMIT
 from agentloop.engine._executor import ExecutorFactory
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
@@ -86,7 +89,9 @@ async def run_agent(
     *,
     max_rounds: int = 5,
     single_turn: bool = False,
-    tool_timeout: float | None = None,
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    time_limit: float | None = None,
+    token_limit: int | None = None,
     parallel_tool_calls: bool = True,
     tool_execution: ToolExecution = "parallel",
     tool_choice: str | dict[str, Any] | None = None,
@@ -117,7 +122,11 @@ async def run_agent(
     ``parallel_tool_calls`` is only what the provider is asked (sent when false);
     ``tool_execution`` decides how one round's calls run: ``parallel`` (concurrently,
     results in call order) or ``sequential`` (one by one, in call order).
-    ``tool_timeout`` (seconds) and ``max_tool_output_chars`` apply to every call.
+    ``tool_timeout`` (seconds, default 60; None for none) and ``max_tool_output_chars``
+    apply to every call. ``time_limit`` (seconds of wall time) and ``token_limit`` (total
+    tokens the model reported) bound the whole run: when one is reached the run stops
+    (``stop_reason`` ``time_limit`` / ``token_limit``), calls it leaves unanswered are
+    answered as stopped or not run, and the trajectory holds what was done.
     ``retry`` (default: ``RetryPolicy()``) retries temporary model errors; retries never
     count as rounds. A model error ends the run with ``stop_reason="error"`` unless
     ``raise_on_error`` is set. ``parse_content_tool_calls``: True recovers
@@ -134,6 +143,10 @@ async def run_agent(
         )
     if single_turn and turns:
         raise ValueError("single_turn records one reply; it cannot run later turns")
+    for name, value in (("tool_timeout", tool_timeout), ("time_limit", time_limit),
+                        ("token_limit", token_limit)):  # fmt: skip
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be > 0 (or None for no limit), got {value}")
     # One binding per tool set: made again only when a turn adds tools.
     bind = functools.partial(
         ToolBinding,
@@ -156,31 +169,44 @@ async def run_agent(
         retry=RetryPolicy() if retry is None else retry,
         parse_content=_content_parser(parse_content_tool_calls),
         raise_on_error=raise_on_error,
+        token_limit=token_limit,
     )
     recorded = bool(turns) or snapshot is not None  # a plain run keeps no turn records
     records: list[TurnRecord] = []
     stop: StopReason = "final"
     error: str | None = None
-    for index in range(len(turns) + 1):
-        message_start, added = 0, []
-        if index > 0:
-            turn = turns[index - 1]
-            message_start = len(history)
-            history.extend(_to_messages(turn.messages) if turn.messages else [])
-            if turn.tools:
-                known = set(binding.names)
-                available.extend(turn.tools)
-                binding = bind(available)
-                added = [n for n in binding.names if n not in known]
-        step_start = len(rounds.steps)
-        stop, error = await rounds.run(binding)
+    turn_start: tuple[int, int, list[str]] = (0, 0, [])
+
+    def end_turn() -> None:
         if recorded:
+            message_start, step_start, added = turn_start
             state = snapshot() if snapshot is not None else None
             record = TurnRecord(message_start=message_start, step_start=step_start,
                                 stop_reason=stop, tools_added=added, state=state)  # fmt: skip
             records.append(record)
-        if stop == "error":
-            break
+
+    # One deadline for the whole run, turns included (no deadline: never cancelled).
+    with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
+        for index in range(len(turns) + 1):
+            message_start, added = 0, []
+            if index > 0:
+                turn = turns[index - 1]
+                message_start = len(history)
+                history.extend(_to_messages(turn.messages) if turn.messages else [])
+                if turn.tools:
+                    known = set(binding.names)
+                    available.extend(turn.tools)
+                    binding = bind(available)
+                    added = [n for n in binding.names if n not in known]
+            turn_start = (message_start, len(rounds.steps), added)
+            stop, error = await rounds.run(binding)
+            end_turn()
+            if stop in ("error", "token_limit"):
+                break
+    if limit.cancelled_caught:
+        rounds.stop_running(TIME_LIMIT.format(seconds=time_limit))
+        stop, error = "time_limit", None
+        end_turn()
     return Trajectory.build(
         history,
         rounds.steps,

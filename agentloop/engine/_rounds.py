@@ -12,7 +12,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agentloop.engine._dispatch import PendingCall, ToolDispatcher
+from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, ToolDispatcher
 from agentloop.engine._executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._retry import RetryPolicy, call_with_retry
@@ -122,6 +122,7 @@ class RoundLoop:
         retry: RetryPolicy,
         parse_content: ContentCallParser | None,
         raise_on_error: bool,
+        token_limit: int | None = None,
     ) -> None:
         self.history = history
         self.steps: list[StepRecord] = []
@@ -132,6 +133,10 @@ class RoundLoop:
         self.policy = retry
         self.parse_content = parse_content
         self.raise_on_error = raise_on_error
+        self.token_limit = token_limit
+        self.tokens = 0
+        # The step whose calls are running, for answering them if the run is stopped.
+        self.running: tuple[StepRecord, Sequence[PendingCall], ToolExecutor] | None = None
 
     async def run(self, binding: ToolBinding) -> tuple[StopReason, str | None]:
         history, steps, rounds = self.history, self.steps, 0
@@ -160,16 +165,35 @@ class RoundLoop:
             history.append(reply)
             step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries)
             steps.append(step)
+            self.tokens += step.usage.total_tokens if step.usage else 0
             if not calls:
                 return "final", None
             if self.single_turn:
                 step.tool_calls = _not_run(calls)
                 return "tool_calls", None
             executor = binding.executor
+            if self.token_limit is not None and self.tokens >= self.token_limit:
+                text = TOKEN_LIMIT.format(limit=self.token_limit)
+                tool_messages, step.tool_calls = executor.refuse(calls, text)
+                history.extend(tool_messages)
+                return "token_limit", None
             if rounds >= self.max_rounds:
-                tool_messages, step.tool_calls = executor.refuse(calls, self.max_rounds)
+                text = ROUND_LIMIT.format(max_rounds=self.max_rounds)
+                tool_messages, step.tool_calls = executor.refuse(calls, text, "round_limit")
                 history.extend(tool_messages)
                 return "max_rounds", None
+            self.running = (step, calls, executor)
             tool_messages, step.tool_calls = await executor.run(calls, parallel=self.parallel)
+            self.running = None
             rounds += 1
             history.extend(tool_messages)
+
+    def stop_running(self, text: str) -> None:
+        """Answer the calls of a round that was stopped while they ran (a time limit): each
+        call still gets its tool message, so the conversation stays valid."""
+        if self.running is None:
+            return
+        step, calls, executor = self.running
+        self.running = None
+        tool_messages, step.tool_calls = executor.refuse(calls, text, "timeout")
+        self.history.extend(tool_messages)

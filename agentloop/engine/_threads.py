@@ -25,11 +25,18 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-__all__ = ["IDLE_SECONDS", "run_in_daemon_thread"]
+__all__ = ["IDLE_SECONDS", "THREADS_STARTED", "run_in_daemon_thread"]
 
 T = TypeVar("T")
 
 IDLE_SECONDS = 10.0
+
+THREADS_STARTED: contextvars.ContextVar[list[anyio.Event] | None] = contextvars.ContextVar(
+    "agentloop_threads_started", default=None
+)
+"""When set (to a list), each call started here appends an event set when its function
+really returns, even after the caller gave up on it (the dispatcher keeps a stateful
+tool busy until then)."""
 
 _jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
 # One token per idle worker, taken by the call it will run (ThreadPoolExecutor's scheme).
@@ -93,6 +100,9 @@ async def run_in_daemon_thread(function: Callable[[], T]) -> T:
     context = contextvars.copy_context()
     done = anyio.Event()
     outcome: _Outcome[T] = _Outcome()
+    started = THREADS_STARTED.get()
+    if started is not None:
+        started.append(done)
 
     def job() -> None:
         try:

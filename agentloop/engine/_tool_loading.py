@@ -51,6 +51,10 @@ def _import_module(path: str, kind: str) -> Any:
         return importlib.import_module(path)
     except ImportError as exc:
         raise ToolLoadError(one_line(f"cannot import module {path!r}: {exc}")) from exc
+    except Exception as exc:  # the module itself fails: a SyntaxError, a raise at import
+        raise ToolLoadError(
+            one_line(f"importing {path} failed: {type(exc).__name__}: {exc}")
+        ) from exc
 
 
 def import_object(spec: str, kind: str = "tool") -> Any:

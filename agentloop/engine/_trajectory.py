@@ -32,7 +32,7 @@ ToolCallStatus = Literal[
     "round_limit",
     "not_run",
 ]
-StopReason = Literal["final", "max_rounds", "tool_calls", "error"]
+StopReason = Literal["final", "max_rounds", "tool_calls", "error", "time_limit", "token_limit"]
 # Calls that were requested but never executed: they do not make a step a round.
 _NOT_RUN = frozenset({"round_limit", "not_run"})
 
@@ -125,7 +125,8 @@ class Trajectory(BaseModel):
     """One record per model call."""
     stop_reason: StopReason
     """final (answered), max_rounds (round cap reached), tool_calls (single-turn: the
-    reply's calls were recorded, not run) or error (model failed)."""
+    reply's calls were recorded, not run), error (model failed), time_limit or
+    token_limit (the sample's limit was reached; it is scored on what it did)."""
     final_answer: str | None = None
     """The text of the last assistant message, or None when there is none."""
     error: str | None = None

@@ -27,6 +27,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from agentloop._tool_calls import NO_NAME, call_fields, decode_arguments, field
+
 __all__ = ["EXTRA_KEY", "from_wire", "is_wire", "message_text", "message_to_openai", "to_wire"]
 
 EXTRA_KEY = "langchain"
@@ -144,26 +146,28 @@ def from_wire(item: dict[str, Any]) -> dict[str, Any]:
         valid = calls[: len(calls) - len(invalid)]
         data["tool_calls"] = []
         for call in valid:
-            function = call.get("function") or {}
-            try:
-                args = json.loads(function.get("arguments") or "{}")
-            except ValueError as exc:  # written elsewhere: malformed, kept as such
-                invalid.append(_invalid(call, str(exc)))
-                continue
-            if not isinstance(args, dict):
-                invalid.append(_invalid(call, "arguments are not a JSON object"))
+            # Read by the one reader; a stored call keeps its name as written (LangChain
+            # allows ""), and one written elsewhere may be malformed.
+            name, raw = call_fields(call) or (None, None)
+            args, problem = decode_arguments(raw)
+            if problem is None and not isinstance(name, str):
+                problem = NO_NAME
+            if problem is not None:
+                invalid.append(_invalid(call, problem))
                 continue
             data["tool_calls"].append(
-                {"name": function.get("name"), "args": args, "id": call.get("id"),
-                 "type": "tool_call"}
-            )  # fmt: skip
+                {"name": name, "args": args, "id": field(call, "id"), "type": "tool_call"}
+            )
         data["invalid_tool_calls"] = invalid
     elif role == "tool":
         data["tool_call_id"] = item.get("tool_call_id")
     return data
 
 
-def _invalid(call: dict[str, Any], error: str) -> dict[str, Any]:
-    function = call.get("function") or {}
-    return {"type": "invalid_tool_call", "id": call.get("id"), "name": function.get("name"),
-            "args": function.get("arguments"), "error": error}  # fmt: skip
+def _invalid(call: Any, error: str) -> dict[str, Any]:
+    fields = call_fields(call)
+    name, args = fields if fields is not None else (None, None)
+    return {"type": "invalid_tool_call", "id": field(call, "id"),
+            "name": name if isinstance(name, str) else None,
+            "args": args if isinstance(args, str) or args is None else json.dumps(args),
+            "error": error}  # fmt: skip

@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS
+from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TOOL_TIMEOUT
 from agentloop.harness._environment_spec import parse_environment_spec
 from agentloop.harness._toolspecs import parse_tool_spec
 
@@ -81,8 +81,14 @@ class EvalConfig(BaseModel):
     reward's own threshold; enables pass@k for rewards without one)."""
     max_rounds: int = Field(default=5, ge=0)
     """Tool rounds per sample before the model must answer."""
-    tool_timeout: float | None = Field(default=None, gt=0)
-    """Seconds one tool call may take before it is cancelled."""
+    tool_timeout: float | None = Field(default=DEFAULT_TOOL_TIMEOUT, gt=0)
+    """Seconds one tool call may take before it is cancelled (null: no limit)."""
+    time_limit: float | None = Field(default=None, gt=0)
+    """Seconds of wall time one sample may take (model calls and tools); when reached the
+    sample stops (``stop_reason: time_limit``) and is scored on what it did."""
+    token_limit: int | None = Field(default=None, gt=0)
+    """Total tokens (as the model reports them) one sample may use; when reached the
+    sample stops (``stop_reason: token_limit``) and is scored on what it did."""
     tool_choice: str | dict[str, Any] | None = None
     """Sent with bind_tools: auto, required, none, a tool name or an OpenAI dict."""
     max_tool_output_chars: int | None = Field(default=DEFAULT_MAX_TOOL_OUTPUT_CHARS, ge=1)

@@ -6,10 +6,13 @@ directory at a time (``agentloop.harness._lock``).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import re
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,6 +92,19 @@ def redacted_config(config: EvalConfig) -> dict[str, Any]:
     return data
 
 
+def config_digests(config: EvalConfig, salt: str) -> dict[str, str]:
+    """A salted sha256 of each config field's real value (``run.json``'s
+    ``config_digests``): a resume compares these, since the config copy is masked."""
+    data = config.model_dump(mode="json")
+    return {
+        name: hashlib.sha256(
+            (salt + json.dumps(value, sort_keys=True, ensure_ascii=False)).encode()
+        ).hexdigest()
+        for name, value in data.items()
+        if name not in RESUMABLE_CHANGES
+    }
+
+
 def _inputs(config: EvalConfig) -> dict[str, dict[str, Any]]:
     """Files that decide results (``run.json``'s ``inputs``): tools, model, prompt file."""
     return {**run_inputs(config), **prompt_inputs(config.system_prompt)}
@@ -118,6 +134,7 @@ def build_header(
     from agentloop import __version__
 
     redacted = redacted_config(config)
+    salt = secrets.token_hex(16)
     return {
         "format": FORMAT,
         "name": config.run_name(config_path),
@@ -125,6 +142,7 @@ def build_header(
         "agentloop_version": __version__,
         "config_path": config_path,
         "config": redacted,
+        "config_digests": {"salt": salt, "fields": config_digests(config, salt)},
         "model": config.model,
         "model_params": redacted["model_params"],
         "base_url": base_url,
@@ -180,7 +198,11 @@ def check_resume(
             f"cannot resume {run_dir}: the dataset {config.dataset} changed since the run "
             f"started (sha256 {str(stored)[:12]}..., now {scan.sha256[:12]}...)"
         )
-    old, new = _comparable(header.get("config", {})), _comparable(redacted_config(config))
+    digests = header.get("config_digests")
+    if isinstance(digests, dict):  # the real values, masked ones included
+        old, new = digests.get("fields", {}), config_digests(config, digests.get("salt", ""))
+    else:  # written before digests were recorded: the masked copy is all there is
+        old, new = _comparable(header.get("config", {})), _comparable(redacted_config(config))
     changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
     if changed:
         raise AgentloopError(

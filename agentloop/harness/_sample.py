@@ -150,6 +150,8 @@ async def _generate(
         max_rounds=cfg.max_rounds,
         single_turn=record["single_turn"],
         tool_timeout=cfg.tool_timeout,
+        time_limit=cfg.time_limit,
+        token_limit=cfg.token_limit,
         parallel_tool_calls=cfg.parallel_tool_calls,
         tool_execution=cfg.tool_execution,
         tool_choice=cfg.tool_choice,

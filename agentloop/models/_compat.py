@@ -9,11 +9,13 @@ import anyio
 import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
+from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr, SecretStr
 
+from agentloop._tool_calls import NOT_JSON, read_call
 from agentloop.models._endpoint import display_url
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
@@ -100,6 +102,41 @@ class CompatChatOpenAI(ChatOpenAI):
             exc.message = f"{exc.message} {where}"
             exc.args = (exc.message, *exc.args[1:])
 
+    def _create_chat_result(
+        self,
+        response: dict[str, Any] | openai.BaseModel,
+        generation_info: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        """LangChain's reading of a completion, except for calls whose arguments are not a
+        JSON object (``"[1, 2]"``, ``"5"``, ``"null"``): LangChain raises on those or runs
+        them with ``{}``; here, read by the one reader of a call, they stay the model's
+        malformed calls, answered like any other."""
+        data = response.model_dump() if isinstance(response, openai.BaseModel) else response
+        unusable: dict[int, list[InvalidToolCall]] = {}
+        for index, choice in enumerate(data.get("choices") or []):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if not isinstance(message, dict) or not isinstance(message.get("tool_calls"), list):
+                continue
+            calls = message["tool_calls"]
+            keep = []
+            for call in calls:
+                problem = read_call(call).problem
+                # Text that is not strict JSON: LangChain's own (lenient) reading decides.
+                if problem is None or problem == NOT_JSON:
+                    keep.append(call)
+                else:
+                    unusable.setdefault(index, []).append(_invalid_call(call, problem))
+            if index in unusable:
+                message["tool_calls"] = keep or None
+        if not unusable:
+            return super()._create_chat_result(response, generation_info)
+        result = super()._create_chat_result(data, generation_info)
+        for index, invalid in unusable.items():
+            ai = result.generations[index].message
+            if isinstance(ai, AIMessage):
+                ai.invalid_tool_calls = [*ai.invalid_tool_calls, *invalid]
+        return result
+
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
@@ -139,3 +176,15 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.followup_tool_choice == "auto_if_forced":
             return "auto" if _is_forced(bound) else bound
         return self.followup_tool_choice
+
+
+def _invalid_call(call: Any, problem: str) -> InvalidToolCall:
+    function = call.get("function") if isinstance(call, dict) else None
+    function = function if isinstance(function, dict) else {}
+    args = function.get("arguments")
+    return invalid_tool_call(
+        name=function.get("name") if isinstance(function.get("name"), str) else None,
+        args=args if isinstance(args, str) or args is None else json.dumps(args),
+        id=call.get("id") if isinstance(call, dict) else None,
+        error=problem,
+    )

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,37 @@ def test_bad_usage_is_one_line_with_exit_2(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("source", "what"),
+    [
+        ("raise RuntimeError('broken at import')\n", "RuntimeError: broken at import"),
+        ("def f(:\n", "SyntaxError: "),
+        ("import json\njson.loads('{')\n", "JSONDecodeError: "),
+    ],
+)
+@pytest.mark.parametrize("field", ["tools", "rewards"])
+def test_a_module_by_dotted_path_that_fails_at_import_is_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+    what: str,
+    field: str,
+) -> None:
+    # It used to print a traceback and exit 1 (only by file path was it one line).
+    name = f"pkg_{uuid.uuid4().hex}"  # a package imported once stays in sys.modules
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "broken.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = add_setup(tmp_path, n=1)
+    code, _, err = run_cli(capsys, "run", str(config), "--set", f"{field}=[{name}.broken:x]")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("agentloop: error: ") and f"importing {name}.broken failed: " in err
+    assert what in err
+
+
 def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = add_setup(tmp_path, n=2)
     code, _, err = run_cli(capsys, "run", str(config), "--set", "max_rounds=-1")
@@ -111,9 +143,9 @@ def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "agentloop: error: model option latency must be a non-negative number, not 'abc'\n"
     )
     bad_script = tmp_path / "bad_script.json"
-    bad_script.write_text('[{"tool_calls": [{"function": {"name": "f"}}]}]')
+    bad_script.write_text('[{"role": "user", "content": "not a reply"}]')
     code, _, err = run_cli(capsys, "run", str(config), "--model", f"scripted:{bad_script}")
-    assert code == 2 and err.startswith(f"agentloop: error: {bad_script}: bad reply: KeyError")
+    assert code == 2 and err.startswith(f"agentloop: error: {bad_script}: bad reply: TypeError")
     assert err.count("\n") == 1
     bad_yaml = tmp_path / "bad.yaml"
     bad_yaml.write_text("a: [\n")

@@ -489,3 +489,28 @@ def test_waiting_for_a_class_based_tool_does_not_count_against_the_timeout() -> 
     t = one_round(reply, [ledger], tool_timeout=1.0)  # 1.2 s in all, 0.4 s each
     assert [c.status for c in t.tool_calls()] == ["ok", "ok", "ok"]
     assert ledger.entries == ["a", "b", "c"]
+
+
+def test_a_timed_out_call_keeps_its_class_based_tool_until_its_thread_ends() -> None:
+    # The instance ran several calls at once: each call timed out and freed it while its
+    # thread still ran. One call at a time per instance holds through timeouts, and a
+    # later call waits for the thread at most its own timeout.
+    ledger = Ledger()
+    slow = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "ledger", "args": {"entry": "a", "seconds": 1.25}, "id": "a"},
+            {"name": "ledger", "args": {"entry": "b", "seconds": 1.25}, "id": "b"},
+        ],
+    )
+    later = AIMessage(
+        content="", tool_calls=[{"name": "ledger", "args": {"entry": "c"}, "id": "c"}]
+    )
+    model = ScriptedChatModel([slow, later, "done"])
+    # a: cancelled at 0.5 s, its thread runs to 1.25 s; b waits for it until 1.0 s, then
+    # times out unrun; c, from 1.0 s, waits for a's thread (up to 1.5 s), then runs.
+    t = run_agent_sync(model, [ledger], "go", tool_timeout=0.5)
+    assert [c.status for c in t.tool_calls()] == ["timeout", "timeout", "ok"]
+    assert "was still running an earlier call" in str(tool_messages(t)[1].content)
+    assert ledger.most_active == 1
+    assert ledger.entries == ["a", "c"]

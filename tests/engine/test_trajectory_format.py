@@ -151,6 +151,25 @@ def test_openai_messages_written_elsewhere_are_read() -> None:
     assert_exact(t)
 
 
+
+def test_calls_written_elsewhere_are_read_by_the_one_reader() -> None:
+    # Object arguments (not a JSON string) used to crash the read; a call without a name
+    # failed validation; "null" arguments are malformed, never {}.
+    calls = [
+        {"id": "a", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}},
+        {"id": "b", "type": "function", "function": {"arguments": "{}"}},
+        {"id": "c", "type": "function", "function": {"name": "add", "arguments": "null"}},
+    ]
+    ask = {"role": "assistant", "content": None, "tool_calls": calls}
+    t = Trajectory.model_validate({"stop_reason": "final", "messages": [ask]})
+    (message,) = t.messages
+    assert isinstance(message, AIMessage)
+    assert [(c["id"], c["args"]) for c in message.tool_calls] == [("a", {"a": 1})]
+    assert [(c["id"], c["error"]) for c in message.invalid_tool_calls] == [
+        ("b", "no function name"),
+        ("c", "arguments are not a JSON object"),
+    ]
+
 text = st.text(max_size=8)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,

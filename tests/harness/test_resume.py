@@ -174,6 +174,43 @@ def test_resume_refuses_a_changed_config(
     assert header["config"]["concurrency"] == 1 and header["config"]["fail_on_error"] is True
 
 
+def test_resume_refuses_a_changed_secret_named_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Masked alike in run.json (a name with "key" in it was masked, and masks compared
+    # equal), the real values differ: a resume would have mixed two settings.
+    tools = tmp_path / "boosted.py"
+    tools.write_text(
+        "from langchain_core.tools import BaseTool\n\n"
+        "class Add(BaseTool):\n"
+        "    name: str = 'add'\n"
+        "    description: str = 'Add two integers.'\n"
+        "    api_key: str = ''\n\n"
+        "    def _run(self, a: int, b: int) -> int:\n"
+        "        return a + b\n"
+    )
+
+    def config(key: str) -> Path:
+        spec = {"path": f"{tools}:Add", "args": {"api_key": key}}
+        return add_setup(tmp_path, n=3, tools=[spec])
+
+    assert main(["run", str(config("first-value-123"))]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["config"]["tools"][0]["args"]["api_key"] == "***"
+    assert "first-value-123" not in (run_dir / "run.json").read_text()
+    capsys.readouterr()
+    assert main(["run", str(config("other-value-456")), "--resume", str(run_dir)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentloop: error: cannot resume {run_dir}: the config differs from the run's in: tools\n"
+    )
+    # run.json alone cannot say what the masked value was: the config file is needed
+    assert main(["run", "--resume", str(run_dir)]) == 2
+    assert "masked (secret-named) values in tools" in capsys.readouterr().err
+    assert main(["run", str(config("first-value-123")), "--resume", str(run_dir)]) == 0
+    assert len(read_results(run_dir)) == 3
+
+
 def test_errored_results_are_not_run_again(tmp_path: Path) -> None:
     config = add_setup(tmp_path, n=3)
     (tmp_path / "script.json").write_text(json.dumps({}))  # every sample errors
@@ -235,8 +272,9 @@ def test_one_process_cannot_open_a_run_it_is_writing(tmp_path: Path) -> None:
     config = load_config(add_setup(tmp_path, n=2))
     scan = scan_dataset(config.dataset)
     with open_run(config, None, scan, 2, Scrubber({}), None) as (run_dir, _, done):
-        with pytest.raises(RunLockedError) as info, open_run(
-            config, None, scan, 2, Scrubber({}), run_dir
+        with (
+            pytest.raises(RunLockedError) as info,
+            open_run(config, None, scan, 2, Scrubber({}), run_dir),
         ):
             pass
         assert str(info.value) == (

@@ -39,6 +39,13 @@ async def span(label: str) -> str:
 
 
 @tool
+async def wait(seconds: float) -> str:
+    """Sleep for a while."""
+    await anyio.sleep(seconds)
+    return "done"
+
+
+@tool
 def long_text(n: int) -> str:
     """Return n characters."""
     return "x" * n
@@ -55,7 +62,7 @@ def _setup(tmp_path: Path, replies: list[Any], **config: Any) -> Path:
         tmp_path / "c.yaml",
         model=f"scripted:{script}",
         dataset=str(data),
-        tools=[f"{tools}:span", f"{tools}:long_text"],
+        tools=[f"{tools}:span", f"{tools}:long_text", f"{tools}:wait"],
         output_dir=str(tmp_path / "runs"),
         **config,
     )
@@ -82,6 +89,17 @@ def test_max_tool_output_chars_reaches_the_loop(tmp_path: Path) -> None:
     config = _setup(tmp_path, [ask(call("c1", "long_text", {"n": 500})), "done"])
     (text,) = _tool_texts(tmp_path, config, "max_tool_output_chars=40")
     assert text.startswith("x" * 40 + "\n[truncated: showing 40 of 500 characters]")
+
+
+def test_a_sample_past_its_time_limit_stops_and_is_scored(tmp_path: Path) -> None:
+    replies = [ask(call("a", "span", {"label": "x"})), ask(call("b", "wait", {"seconds": 60})), "x"]
+    config = _setup(tmp_path, replies, time_limit=0.5, rewards=["tool_call_match"])
+    assert load_config(config).tool_timeout == 60  # the default: no tool hangs a run
+    outcome = run_eval_sync(load_config(config))
+    (line,) = read_results(outcome.run_dir)
+    assert (line["status"], line["stop_reason"]) == ("ok", "time_limit")
+    assert line["tool_calls_by_status"] == {"ok": 1, "timeout": 1}
+    assert "tool_call_match" in line["scores"]  # scored on what it did
 
 
 def test_an_unknown_tool_execution_is_a_config_error(tmp_path: Path) -> None:

@@ -172,10 +172,16 @@ def test_secret_names_follow_one_policy() -> None:
     secret = [
         "OPENAI_API_KEY", "GH_TOKEN", "db_secret", "PGPASSWORD", "MYSQL_PASSWD",
         "GOOGLE_APPLICATION_CREDENTIALS", "BASIC_AUTH", "api_key", "access_token",
+        "apiKey", "X-Api-Key", "accessToken", "clientSecret", "Authorization", "auth",
+        "APIKEY", "HF_TOKEN", "aws.secret_access_key", "private-key", "password",
     ]  # fmt: skip
     not_secret = [
         "PATH", "base_url", "api_key_env", "max_tokens_field", "max_tokens",
         "input_tokens", "output_tokens", "total_tokens", "max_completion_tokens",
+        # near misses: the words only contain a secret word
+        "keyword_boost", "author", "authors", "tokenizer", "TOKENIZERS_PARALLELISM",
+        "monkey", "donkey_count", "keyboard", "secretary", "hotkeys",
+        "author_name", "authority", "turkey", "tokenize", "monkeypatch",
     ]  # fmt: skip
     assert [n for n in secret if not is_secret_name(n)] == []
     assert [n for n in not_secret if is_secret_name(n)] == []

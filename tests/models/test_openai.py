@@ -122,6 +122,38 @@ def test_malformed_arguments_are_never_run(stub: StubServer) -> None:
     )
 
 
+@pytest.mark.parametrize("arguments", ["[1, 2]", '"hi"', "5", "null", "0", "[]", '""'])
+def test_arguments_that_are_not_an_object_are_that_calls_error(
+    stub: StubServer, arguments: str
+) -> None:
+    # LangChain raised on some (the sample became a model error) and ran others with {}.
+    good = call("add", {"a": 1, "b": 2}, id="ok")
+    stub.push(reply(tool_calls=[call("add", arguments, id="bad"), good]), reply("sorry"))
+    traj = agent(stub)
+    assert traj.stop_reason == "final"
+    records = {r.id: r for r in traj.tool_calls()}
+    assert (records["bad"].status, records["bad"].args) == ("malformed", None)
+    assert records["bad"].raw_args == arguments
+    assert records["ok"].status == "ok"
+    answers = {m["tool_call_id"]: m["content"] for m in stub.requests[1]["messages"][2:]}
+    assert "not a JSON object" in answers["bad"] and answers["ok"] == "3"
+    sent = stub.requests[1]["messages"][1]["tool_calls"]
+    assert {c["id"]: c["function"]["arguments"] for c in sent}["bad"] == arguments
+
+
+def test_a_run_scores_a_sample_whose_call_is_not_an_object(
+    stub: StubServer, tmp_path: Path
+) -> None:
+    stub.push(reply(tool_calls=[call("add", "[1, 2]", id="bad")]), reply("2"))
+    config_path = add_setup(tmp_path, n=1, model="openai:stub-model",
+                            model_options={"base_url": stub.url, **FAST})  # fmt: skip
+    outcome = run_eval_sync(load_config(config_path), config_path=str(config_path))
+    (line,) = read_results(outcome.run_dir)
+    assert line["status"] == "ok" and line["scores"]["qa_f1_reward"]["score"] == 0.0
+    (record,) = line["trajectory"]["steps"][0]["tool_calls"]
+    assert record["status"] == "malformed"
+
+
 def test_429_is_retried_honouring_retry_after(stub: StubServer) -> None:
     stub.push(error(429, "slow down", headers={"Retry-After": "0.3"}), reply("hello"))
     started = time.monotonic()
@@ -260,6 +292,25 @@ def test_a_live_run_through_the_harness(stub: StubServer, tmp_path: Path) -> Non
     assert sum(s["retries"] for line in lines for s in line["trajectory"]["steps"]) == 1
     assert all(line["usage"]["total_tokens"] == 4 for line in lines)
     assert all(line["request"]["tools"] == ["add"] for line in lines)
+
+
+def test_a_sample_past_its_token_limit_stops_and_is_scored(
+    stub: StubServer, tmp_path: Path
+) -> None:
+    usage = {"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100}
+    stub.push(
+        reply(tool_calls=[call("add", {"a": 0, "b": 1}, id="c1")], usage=usage),
+        reply(tool_calls=[call("add", {"a": 0, "b": 1}, id="c2")], usage=usage),
+        reply("1"),
+    )
+    config_path = add_setup(tmp_path, n=1, model="openai:stub-model", token_limit=150,
+                            model_options={"base_url": stub.url, **FAST})  # fmt: skip
+    outcome = run_eval_sync(load_config(config_path), config_path=str(config_path))
+    (line,) = read_results(outcome.run_dir)
+    assert (line["status"], line["stop_reason"]) == ("ok", "token_limit")
+    assert line["tool_calls_by_status"] == {"ok": 1, "not_run": 1}
+    assert line["usage"]["total_tokens"] == 200 and len(stub.requests) == 2
+    assert line["scores"]["qa_f1_reward"]["score"] == 0.0  # scored on what it did
 
 
 def test_key_from_named_env_var_and_never_recorded(
