@@ -8,6 +8,10 @@ Nor do names that only look like one: ``*_env`` options name a variable
 (``api_key_env: MY_KEY``), token counts (``max_tokens``, ``input_tokens``) are numbers,
 and ``max_tokens_field`` names a request field.
 
+Secrets inside URLs, wherever a URL appears in text: the password of the userinfo
+(``http://alice:***@host``; a user alone, as some tokens are sent, is masked whole) and
+the values of query parameters with secret names (``?api_key=***``).
+
 Secret values are those of secret-named variables in the environment and in ``.env``
 in the working directory (``openai:`` models read keys from both), 6 characters or
 longer: shorter values (``TOKENIZERS_PARALLELISM=false``) would mask ordinary words.
@@ -24,8 +28,18 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["MASK", "MIN_SECRET_LEN", "Scrubber", "is_secret_name", "read_dotenv", "secret_values"]
+__all__ = [
+    "MASK",
+    "MIN_SECRET_LEN",
+    "Scrubber",
+    "is_secret_name",
+    "mask_url",
+    "mask_urls",
+    "read_dotenv",
+    "secret_values",
+]
 
 MASK = "***"
 MIN_SECRET_LEN = 6
@@ -54,6 +68,40 @@ def is_secret_name(name: str) -> bool:
         return False
     words = [w.lower() for w in _WORD.findall(name)]
     return any(w in _SECRET_WORDS or "passw" in w for w in words)
+
+
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>\\]+")
+
+
+def mask_url(url: str) -> str:
+    """``url`` with its userinfo password and secret-named query values masked.
+
+    >>> mask_url("http://alice:pw@host/v1?api_key=sk-1&x=2")
+    'http://alice:***@host/v1?api_key=***&x=2'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, has_password, _ = userinfo.partition(":")
+        netloc = f"{user}:{MASK}@{host}" if has_password else f"{MASK}@{host}"
+    items = parts.query.split("&") if parts.query else []
+    secret = [is_secret_name(item.partition("=")[0]) and "=" in item for item in items]
+    if netloc == parts.netloc and not any(secret):
+        return url  # unchanged, as written
+    query = "&".join(
+        f"{item.partition('=')[0]}={MASK}" if masked else item
+        for item, masked in zip(items, secret, strict=True)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def mask_urls(text: str) -> str:
+    """``text`` with every URL in it masked by :func:`mask_url`."""
+    return _URL.sub(lambda m: mask_url(m.group(0)), text) if "://" in text else text
 
 
 def read_dotenv(path: str | Path = ".env") -> dict[str, str]:
@@ -123,7 +171,9 @@ class Scrubber:
         self._forms = frozenset(twice for form in inner for twice in _escaped(form))
 
     def text(self, value: str) -> str:
-        """``value`` with every secret masked (escaped as in JSON text, too)."""
+        """``value`` with every secret masked (escaped as in JSON text, too), and the
+        secrets of every URL in it."""
+        value = mask_urls(value)
         for secret in self._masked:
             if secret in value:
                 value = value.replace(secret, MASK)
@@ -141,6 +191,6 @@ class Scrubber:
 
     def json_text(self, text: str) -> str:
         """A JSON document with every secret masked; re-encodes only when one is found."""
-        if not any(form in text for form in self._forms):
+        if not any(form in text for form in self._forms) and mask_urls(text) == text:
             return text
         return json.dumps(self.obj(json.loads(text)), ensure_ascii=False)

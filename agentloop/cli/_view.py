@@ -51,9 +51,8 @@ def _source(names: list[str], closing: str) -> markupsafe.Markup:
 
 def render_report(report: Report, title: str) -> str:
     """The HTML page of report data (from ``load_run`` or ``load_comparison``)."""
-    scrub = Scrubber()
-    if scrub.secrets:  # results are masked when written; a report made elsewhere is too
-        report = scrub.obj(report)
+    # Results are masked when written; a report of a run made elsewhere is masked here.
+    report = Scrubber().obj(report)
     template = _environment().get_template("report.html.j2")
     return template.render(
         page=report["page"],

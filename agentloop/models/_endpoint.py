@@ -13,12 +13,11 @@ error records handle the rest.
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
-from agentloop._secrets import MASK, is_secret_name
+from agentloop._secrets import mask_url
 from agentloop.errors import ModelSpecError
 
 __all__ = ["check_endpoint", "display_url"]
@@ -29,17 +28,8 @@ _SKIP = "--no-preflight or preflight: false skips this check"
 
 
 def display_url(url: str) -> str:
-    """``url`` with a password and secret-named query values masked (it is printed and
-    recorded)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = f"{parts.username}:{MASK}@{netloc.rpartition('@')[2]}"
-    query = "&".join(
-        f"{item.partition('=')[0]}={MASK}" if is_secret_name(item.partition("=")[0]) else item
-        for item in parts.query.split("&")
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """``url`` as printed and recorded: its secrets masked (``agentloop._secrets``)."""
+    return mask_url(url)
 
 
 def _server_message(exc: openai.APIStatusError, mask: Callable[[str], str]) -> str:

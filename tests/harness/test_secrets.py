@@ -281,3 +281,50 @@ def test_secret_named_params_and_nested_options_are_redacted() -> None:
         "headers": {"X-Api-Key": "***"},
         "db_password": "***",
     }
+
+
+def test_credentials_inside_urls_are_masked_everywhere(tmp_path: Path) -> None:
+    # A URL's password and secret-named query values were written in clear in run.json's
+    # config and in report.html (only the name-based rule applied there).
+    url = "http://alice:pw-0123456789@db.internal:5432/v1?api_key=sk-url-abcdef&region=eu"
+    tools = tmp_path / "endpoint_tools.py"
+    tools.write_text(
+        "from langchain_core.tools import BaseTool\n\n"
+        "class Endpoint(BaseTool):\n"
+        "    name: str = 'endpoint'\n"
+        "    description: str = 'Say which endpoint is used.'\n"
+        "    url: str = ''\n\n"
+        "    def _run(self) -> str:\n"
+        "        return f'using {self.url}'\n"
+    )
+    spec = {"path": f"{tools}:Endpoint", "args": {"url": url}}
+    config = add_setup(tmp_path, n=1, tools=[spec])
+    write_json(tmp_path / "script.json", {"*": [ask(call("c1", "endpoint", {})), "ok"]})
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    assert main(["view", str(run_dir)]) == 0
+    written = {p.name: p.read_text(encoding="utf-8") for p in run_dir.iterdir()}
+    assert "report.html" in written and "results.jsonl" in written
+    for name, text in written.items():
+        for secret in ("pw-0123456789", "sk-url-abcdef"):
+            assert secret not in text, (name, secret)
+    header = json.loads(written["run.json"])
+    masked = "http://alice:***@db.internal:5432/v1?api_key=***&region=eu"
+    assert header["config"]["tools"][0]["args"]["url"] == masked
+    line = json.loads(written["results.jsonl"])
+    assert f"using {masked}" in [m["content"] for m in line["trajectory"]["messages"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("see https://tok3n@github.com/x.git", "see https://***@github.com/x.git"),
+        ("http://h/p?token=abc&q=1 and ftp://u:p@h", "http://h/p?token=***&q=1 and ftp://u:***@h"),
+        ("http://h/p?keyword=abc", "http://h/p?keyword=abc"),  # not a secret name
+        ("no urls here: a:b@c", "no urls here: a:b@c"),
+    ],
+)
+def test_one_url_rule(text: str, masked: str) -> None:
+    from agentloop._secrets import Scrubber
+
+    assert Scrubber({}).text(text) == masked
