@@ -101,8 +101,18 @@ def _error_table(summary: RunSummary) -> Table:
     return table
 
 
+def _exception_table(summary: RunSummary) -> Table:
+    """Tools that raised (their own bugs), by tool and exception type, most frequent first."""
+    table = Table(title="Tool exceptions", title_justify="left")
+    table.add_column("tool: exception", no_wrap=True)
+    table.add_column("calls", justify="right", no_wrap=True)
+    for what, count in summary.tool_exceptions.items():
+        table.add_row(escape(what), str(count))
+    return table
+
+
 def _masked(summary: RunSummary, scrub: Scrubber | None) -> RunSummary:
-    if scrub is None or not scrub.secrets:
+    if scrub is None:
         return summary
     return RunSummary.model_validate(scrub.obj(summary.model_dump(mode="json")))
 
@@ -118,6 +128,8 @@ def print_summary(
     out.print(_run_table(summary))
     if summary.errored:
         out.print(_error_table(summary))
+    if summary.tool_exceptions:
+        out.print(_exception_table(summary))
     for note in summary.notes:
         # soft_wrap: paths and commands stay whole for copying (the terminal wraps them).
         out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)

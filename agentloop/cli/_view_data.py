@@ -90,6 +90,8 @@ def _messages(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "status": record.get("status"),
                     "duration_s": record.get("duration_s"),
                     "error": record.get("error"),
+                    "exception": record.get("exception"),
+                    "traceback": record.get("traceback"),
                 }
             )
         if calls:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Collection, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
+import langchain_core
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool, StructuredTool, Tool
+from langchain_core.tools import BaseTool, StructuredTool, Tool, ToolException
 from pydantic import BaseModel, ValidationError
 
 from agentloop.engine._invoke import Invoker, callbacks_active, make_invoker, validation_schema
@@ -85,6 +88,31 @@ def _describe(exc: BaseException) -> str:
         return f"{type(exc).__name__}: {exc}"
     except Exception:
         return f"{type(exc).__name__} (its message could not be read)"
+
+
+def _deliberate(exc: BaseException) -> bool:
+    """A ``ToolException`` is the tool telling the model something, not a bug."""
+    return isinstance(exc, ToolException)
+
+
+_FRAMES = 3  # innermost frames of the tool's own code kept
+_TRACEBACK_CHARS = 2000
+# Frames of the machinery between the loop and the tool: not what a reader looks for.
+_MACHINERY = tuple(
+    str(Path(path).parent) for path in (anyio.__file__, langchain_core.__file__, __file__) if path
+)
+
+
+def _last_frames(exc: BaseException) -> str:
+    """The innermost frames of the tool's own code, and the exception line."""
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+        own = [f for f in frames if not f.filename.startswith(_MACHINERY)] or frames
+        text = "".join(traceback.format_list(own[-_FRAMES:]))
+        text += "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    except Exception:  # an exception that cannot be formatted is still recorded by type
+        return f"{type(exc).__name__} (its traceback could not be formatted)"
+    return text if len(text) <= _TRACEBACK_CHARS else "..." + text[-_TRACEBACK_CHARS:]
 
 
 def _is_class_based(tool: BaseTool) -> bool:
@@ -218,7 +246,8 @@ class ToolDispatcher:
                     return self._finish(call, "timeout", text, time.perf_counter() - started)
         except (Exception, SystemExit) as exc:  # a failing tool is contained, never fatal
             elapsed = time.perf_counter() - started
-            return self._finish(call, "error", RAISED.format(detail=_describe(exc)), elapsed)
+            text = RAISED.format(detail=_describe(exc))
+            return self._finish(call, "error", text, elapsed, None if _deliberate(exc) else exc)
         elapsed = time.perf_counter() - started
         try:
             text = tool_output_to_text(output, self.max_output_chars)
@@ -228,7 +257,12 @@ class ToolDispatcher:
         return self._finish(call, "ok", text, elapsed)
 
     def _finish(
-        self, call: PendingCall, status: ToolCallStatus, text: str, duration: float = 0.0
+        self,
+        call: PendingCall,
+        status: ToolCallStatus,
+        text: str,
+        duration: float = 0.0,
+        exc: BaseException | None = None,
     ) -> tuple[ToolMessage, ToolCallRecord]:
         if status != "ok":
             text = truncate(text, self.max_output_chars)
@@ -247,6 +281,8 @@ class ToolDispatcher:
             status=status,
             duration_s=duration,
             error=None if status == "ok" else text,
+            exception=None if exc is None else type(exc).__name__,
+            traceback=None if exc is None else _last_frames(exc),
             recovered=call.recovered,
         )
         return message, record

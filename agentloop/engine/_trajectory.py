@@ -77,6 +77,12 @@ class ToolCallRecord(BaseModel):
     """Time spent executing the tool (0 when it was not run)."""
     error: str | None = None
     """Why the call did not succeed, as told to the model."""
+    exception: str | None = None
+    """The type of the exception a tool raised (``error`` status), e.g. ``KeyError``:
+    the tool's own bug. None for a ``ToolException``, the tool telling the model
+    something on purpose."""
+    traceback: str | None = None
+    """The last frames of that exception's traceback (a few lines)."""
     recovered: bool = False
     """True when the call was recovered from text content rather than native tool calls."""
 

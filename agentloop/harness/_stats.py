@@ -101,6 +101,9 @@ class RunSummary(BaseModel):
     """Reward key -> statistics."""
     tool_calls_by_status: dict[str, int] = Field(default_factory=dict)
     """Tool calls per status over all results."""
+    tool_exceptions: dict[str, int] = Field(default_factory=dict)
+    """``tool: ExceptionType`` -> calls where the tool raised that (its own bug, not a
+    ``ToolException``), over all results."""
     tokens: dict[str, int] = Field(default_factory=dict)
     """input_tokens, output_tokens, total_tokens over all results."""
     model_retries: int = 0
@@ -168,6 +171,12 @@ class _Accumulator:
         self.counters["tokens"].update(line.get("usage") or {})
         steps = (line.get("trajectory") or {}).get("steps") or []
         s.model_retries += sum(int(step.get("retries") or 0) for step in steps)
+        self.counters["exceptions"].update(
+            f"{call.get('name')}: {call['exception']}"
+            for step in steps
+            for call in step.get("tool_calls") or []
+            if call.get("exception")
+        )
         if line.get("stop_reason"):
             self.counters["stop"][line["stop_reason"]] += 1
         if line.get("rounds") is not None:  # None: crashed before any trajectory
@@ -221,6 +230,7 @@ class _Accumulator:
         s.samples = len(self.ids)
         s.rewards = {key: self.reward(key, epochs) for key in self.scores}
         s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
+        s.tool_exceptions = dict(self.counters["exceptions"].most_common())
         tokens = self.counters["tokens"]
         s.tokens = {
             k: int(tokens.get(k, 0)) for k in ("input_tokens", "output_tokens", "total_tokens")

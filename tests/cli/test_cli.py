@@ -16,6 +16,8 @@ from tests.support.harness import (
     ROOT,
     add_script,
     add_setup,
+    ask,
+    call,
     only_run_dir,
     read_results,
     write_json,
@@ -386,3 +388,28 @@ def test_a_reward_failing_everywhere_is_shown_by_kind(
             "sample_ids": ["s0000", "s0001", "s0002"],
         }
     }
+
+
+def test_tool_exceptions_are_listed_by_tool_and_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "buggy.py"
+    tools.write_text(
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def lookup(key: str) -> str:\n"
+        '    """Look a key up."""\n'
+        "    return {}[key]\n"
+    )
+    config = add_setup(tmp_path, n=2, tools=[f"{tools}:lookup"])
+    script = [ask(call("c1", "lookup", {"key": "a"})), "1"]
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0
+    assert "Tool exceptions" in out and "lookup: KeyError" in out
+    run_dir = only_run_dir(tmp_path / "runs")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["tool_exceptions"] == {"lookup: KeyError": 2}
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    (record,) = line["trajectory"]["steps"][0]["tool_calls"]
+    assert record["exception"] == "KeyError" and "return {}[key]" in record["traceback"]

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, ToolException, tool
 from pydantic import BaseModel, Field
 
 from agentloop import Trajectory, run_agent_sync
@@ -514,3 +514,32 @@ def test_a_timed_out_call_keeps_its_class_based_tool_until_its_thread_ends() -> 
     assert "was still running an earlier call" in str(tool_messages(t)[1].content)
     assert ledger.most_active == 1
     assert ledger.entries == ["a", "c"]
+
+
+def test_a_tools_own_bug_is_recorded_with_its_type_and_frames() -> None:
+    # A KeyError looked like a deliberate tool error: no type, no traceback anywhere.
+    @tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        table: dict[str, str] = {}
+        return table[key]
+
+    @tool
+    def refuse(key: str) -> str:
+        """Refuse, telling the model why."""
+        raise ToolException(f"no account {key}")
+
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "lookup", "args": {"key": "k"}, "id": "1"},
+            {"name": "refuse", "args": {"key": "k"}, "id": "2"},
+        ],
+    )
+    bug, told = one_round(reply, [lookup, refuse]).tool_calls()
+    assert (bug.status, bug.exception) == ("error", "KeyError")
+    assert bug.traceback is not None and "in lookup" in bug.traceback
+    assert "return table[key]" in bug.traceback and "agentloop" not in bug.traceback
+    assert bug.traceback.endswith("KeyError: 'k'")
+    assert (told.status, told.exception, told.traceback) == ("error", None, None)
+    assert told.error == "Error: ToolException: no account k"

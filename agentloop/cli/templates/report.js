@@ -75,6 +75,7 @@ function summaryPanel(summary) {
   panel.append(el("h3", { text: "run" }), kv([
     ["errors by kind", errors],
     ["tool calls by status", stat("tool_calls_by_status", counts(summary.tool_calls_by_status))],
+    ["tool exceptions", stat("tool_exceptions", counts(summary.tool_exceptions))],
     ["stop reasons", stat("stop_reasons", counts(summary.stop_reasons))],
     ["rounds", el("span", {}, "mean ", stat("rounds:mean", (summary.rounds || {}).mean, 2), ", max ",
       stat("rounds:max", (summary.rounds || {}).max), `; histogram ${counts(summary.rounds_histogram)}`)],

@@ -12,7 +12,9 @@ function toolCall(call) {
       call.duration_s ? el("span", { class: "muted", text: `${fmt(call.duration_s, 3)} s` }) : null,
       " ", el("span", { class: "muted mono", text: call.id || "" })),
     el("pre", { class: "args" }, pretty(call.arguments)),
-    call.error ? el("div", { class: "error-box" }, el("pre", {}, call.error)) : null);
+    call.error ? el("div", { class: "error-box", "data-exception": call.exception || "" },
+      call.exception ? el("strong", { text: `the tool raised ${call.exception}` }) : null,
+      el("pre", {}, call.traceback || call.error)) : null);
 }
 
 function bubble(message) {
