@@ -10,6 +10,7 @@ names the run directory to resume). Everything printed is masked with
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -244,6 +245,9 @@ def _invalid_settings(exc: ValidationError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (``sys.exit(main())``)."""
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a result prints escaped
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
     try:
         args = parse(list(sys.argv[1:] if argv is None else argv))

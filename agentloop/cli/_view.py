@@ -10,11 +10,14 @@ script but the report's own.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import time
 import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import markupsafe
@@ -22,6 +25,7 @@ import markupsafe
 from agentloop import __version__
 from agentloop.cli._view_data import Report, load_comparison, load_run
 from agentloop.harness import Scrubber
+from agentloop.harness._results import utf8_safe
 
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 
@@ -38,6 +42,7 @@ def _environment() -> jinja2.Environment:
     )
     # Compact and unsorted: reward columns keep the run's order; the file stays small.
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
+    env.policies["json.dumps_function"] = lambda obj, **kw: utf8_safe(json.dumps(obj, **kw))
     return env
 
 
@@ -49,10 +54,22 @@ def _source(names: list[str], closing: str) -> markupsafe.Markup:
     return markupsafe.Markup(text)
 
 
+def _finite(value: Any) -> Any:
+    """NaN and infinities (a model may send them in arguments) as strings: the page reads
+    its data with ``JSON.parse``, which has neither."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 def render_report(report: Report, title: str) -> str:
     """The HTML page of report data (from ``load_run`` or ``load_comparison``)."""
     # Results are masked when written; a report of a run made elsewhere is masked here.
-    report = Scrubber().obj(report)
+    report = _finite(Scrubber().obj(report))
     template = _environment().get_template("report.html.j2")
     return template.render(
         page=report["page"],

@@ -87,6 +87,7 @@ __all__ = [
     "read_json",
     "repair_tail",
     "utc_now",
+    "utf8_safe",
     "write_json_atomic",
 ]
 
@@ -113,7 +114,20 @@ def encode_result(record: Mapping[str, Any], trajectory_json: str | None, scrub:
     head = json.dumps(dict(record), ensure_ascii=False, default=str)
     tail = trajectory_json if trajectory_json is not None else "null"
     line = f'{head[:-1]}, "trajectory": {tail}}}' if head != "{}" else f'{{"trajectory": {tail}}}'
-    return scrub.json_text(line) + "\n"
+    return utf8_safe(scrub.json_text(line)) + "\n"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_safe(text: str) -> str:
+    """JSON text with lone surrogates (not UTF-8) written as ``\\uXXXX`` escapes: they
+    can only be inside strings, and read back as the same string."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def write_json_atomic(path: Path, data: Any, scrub: Scrubber | None = None) -> None:

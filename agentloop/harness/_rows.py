@@ -213,10 +213,21 @@ def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
         problems.append("'id' must be a non-empty string or an integer")
 
 
+class _NotJson(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity (pandas writes them); JSON has neither.
+    raise _NotJson(f"{name} is not JSON: write it as a string or null")
+
+
 def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
     """One line as a ``Sample``; raises ``ValueError`` saying everything wrong with it."""
     try:
-        row = json.loads(text)
+        row = json.loads(text, parse_constant=_no_constant)
+    except _NotJson as exc:
+        raise ValueError(f"invalid JSON ({exc})") from None
     except ValueError as exc:
         msg = getattr(exc, "msg", str(exc))
         raise ValueError(f"invalid JSON ({msg}, column {getattr(exc, 'colno', '?')})") from None

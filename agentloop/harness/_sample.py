@@ -235,6 +235,10 @@ def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> s
     try:
         return trajectory.model_dump_json()
     except Exception as exc:
+        try:  # a lone surrogate (in a row, or from a model) is not UTF-8: stored escaped
+            return json.dumps(trajectory.model_dump(mode="json"), separators=(",", ":"))
+        except Exception:
+            pass
         record.update(
             status="error",
             error=f"the trajectory cannot be saved as JSON: {type(exc).__name__}: {exc}",
