@@ -3,7 +3,7 @@
 Rounds (``_loop``), reply normalisation (``_reply``: call ids, malformed and recovered
 calls), dispatch (``_dispatch``: lookup, validation, timeouts, error templates), tool
 invocation (``_invoke``; sync tools in daemon threads, ``_threads``), who answers a
-round's calls (``_executor``: the dispatcher or recorded results), tool-output
+round's calls (``_tool_executor``: the dispatcher or recorded results), tool-output
 serialisation (``_serialize``), retrying model errors (``_retry``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
@@ -22,7 +22,6 @@ from agentloop.engine._dispatch import (
     PendingCall,
     ToolDispatcher,
 )
-from agentloop.engine._executor import ExecutorFactory, RecordedToolResults, ToolExecutor
 from agentloop.engine._loop import (
     MessagesInput,
     ToolExecution,
@@ -45,6 +44,7 @@ from agentloop.engine._serialize import (
     tool_output_to_text,
     truncate,
 )
+from agentloop.engine._tool_executor import ExecutorFactory, RecordedToolResults, ToolExecutor
 from agentloop.engine._tool_loading import (
     as_tools,
     import_object,
