@@ -9,13 +9,13 @@ configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``
 result files (``_results``), the run directory's header, resume checks and summary
 (``_rundir``), its writer lock (``_lock``), the input files a resume checks
 (``_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
-(``_rescore``), run comparison (``_compare``) and stateful environments
+(``_rescore``), run comparison (``_comparison``) and stateful environments
 (``_environment``; the reward input they feed, ``_environment_run``).
 """
 
 from __future__ import annotations
 
-from agentloop.harness._compare import (
+from agentloop.harness._comparison import (
     ChangedSample,
     Comparison,
     RewardDelta,

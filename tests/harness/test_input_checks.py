@@ -11,7 +11,7 @@ import pytest
 
 from agentloop import ConfigError, EvalConfig
 from agentloop.harness import check_tool_choice, load_config
-from agentloop.harness._compare import compare_runs
+from agentloop.harness._comparison import compare_runs
 from agentloop.harness._dataset import iter_samples, scan_dataset
 from agentloop.harness._stats import summarize
 

@@ -18,7 +18,7 @@ import pytest
 from agentloop import Trajectory
 from agentloop.errors import AgentloopError
 from agentloop.harness import load_config
-from agentloop.harness._compare import compare_runs
+from agentloop.harness._comparison import compare_runs
 from agentloop.harness._rescore import rescore_run
 from agentloop.harness._results import Scrubber, encode_result
 from agentloop.harness._rundir import read_header
