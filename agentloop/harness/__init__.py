@@ -6,7 +6,7 @@ which rows run and in which order (``_selection``), the system prompt (``_prompt
 the runner (``_runner``) and one sample's run (``_sample``), progress reporting
 (``_reporting``), scoring (``_scoring``; rewards by import path, ``_rewards``), the
 configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``),
-result files (``_results``), the run directory's header, resume checks and summary
+result files (``_run_files``), the run directory's header, resume checks and summary
 (``_rundir``), its writer lock (``_lock``), the input files a resume checks
 (``_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
 (``_rescore``), run comparison (``_comparison``) and stateful environments
@@ -58,7 +58,14 @@ from agentloop.harness._rescore import (
     rescore_line,
     rescore_run,
 )
-from agentloop.harness._results import (
+from agentloop.harness._rewards import parse_rewards, resolve_reward
+from agentloop.harness._row_messages import (
+    prompt_messages,
+    recorded_generation_start,
+    wire_messages,
+)
+from agentloop.harness._rows import Mode, Sample, parse_line
+from agentloop.harness._run_files import (
     FORMAT,
     HEADER_FILE,
     RESULTS_FILE,
@@ -78,13 +85,6 @@ from agentloop.harness._results import (
     utc_now,
     write_json_atomic,
 )
-from agentloop.harness._rewards import parse_rewards, resolve_reward
-from agentloop.harness._row_messages import (
-    prompt_messages,
-    recorded_generation_start,
-    wire_messages,
-)
-from agentloop.harness._rows import Mode, Sample, parse_line
 from agentloop.harness._rundir import (
     RESUMABLE_CHANGES,
     build_header,

@@ -23,9 +23,9 @@ from agentloop.harness._dataset import DatasetScan, iter_samples, scan_dataset
 from agentloop.harness._environment import EnvironmentFactory
 from agentloop.harness._environment_run import environment_input, recorded_states
 from agentloop.harness._prompt import load_system_prompt, with_system_prompt
-from agentloop.harness._results import Scrubber, encode_result, utc_now
 from agentloop.harness._row_messages import prompt_messages
 from agentloop.harness._rows import Sample
+from agentloop.harness._run_files import Scrubber, encode_result, utc_now
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness._selection import Selection, select_rows
 from agentloop.harness._tools import sample_row, turn_plan
