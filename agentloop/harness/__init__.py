@@ -8,7 +8,7 @@ the runner (``_runner``) and one sample's run (``_sample``), progress reporting
 configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``),
 result files (``_run_files``), the run directory's header, resume checks and summary
 (``_rundir``), its writer lock (``_lock``), the input files a resume checks
-(``_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
+(``_run_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
 (``_rescore``), run comparison (``_comparison``) and stateful environments
 (``_environment``; the reward input they feed, ``_environment_run``).
 """
@@ -40,10 +40,6 @@ from agentloop.harness._environment import (
 )
 from agentloop.harness._environment_run import environment_input, recorded_states
 from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
-from agentloop.harness._inputs import (
-    changed_inputs,
-    run_inputs,
-)
 from agentloop.harness._lock import (
     LOCK_FILE,
     RunLock,
@@ -84,6 +80,10 @@ from agentloop.harness._run_files import (
     repair_tail,
     utc_now,
     write_json_atomic,
+)
+from agentloop.harness._run_inputs import (
+    changed_inputs,
+    run_inputs,
 )
 from agentloop.harness._rundir import (
     RESUMABLE_CHANGES,

@@ -20,7 +20,6 @@ from agentloop.benchmarks import bfcl_category
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan
-from agentloop.harness._inputs import changed_inputs, run_inputs
 from agentloop.harness._lock import RunLock
 from agentloop.harness._prompt import prompt_inputs
 from agentloop.harness._run_files import (
@@ -39,6 +38,7 @@ from agentloop.harness._run_files import (
     utc_now,
     write_json_atomic,
 )
+from agentloop.harness._run_inputs import changed_inputs, run_inputs
 from agentloop.harness._stats import RunSummary, summarize
 
 __all__ = [
