@@ -23,15 +23,14 @@ from langchain_core.tools import BaseTool
 
 from agentloop.engine import PendingCall, ToolDispatcher, as_tools, one_line
 from agentloop.errors import ToolLoadError
-from agentloop.harness._environment_spec import parse_environment_spec
 from agentloop.harness._rows import Sample
 from agentloop.harness._tools import Factory
+from agentloop.harness._toolspecs import parse_environment_spec
 
 __all__ = [
     "Environment",
     "EnvironmentFactory",
     "LiveEnvironment",
-    "parse_environment_spec",
     "run_calls",
 ]
 
