@@ -10,7 +10,7 @@ result files (``_run_files``), the run directory's header, resume checks and sum
 (``_rundir``), its writer lock (``_lock``), the input files a resume checks
 (``_run_inputs``), summary statistics (``_stats``, ``_estimators``), offline re-scoring
 (``_rescore``), run comparison (``_comparison``) and stateful environments
-(``_environment``; the reward input they feed, ``_environment_run``).
+(``_environment``, with the reward input they feed).
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ from agentloop.harness._environment import (
     Environment,
     EnvironmentFactory,
     LiveEnvironment,
+    environment_input,
+    recorded_states,
     run_calls,
 )
-from agentloop.harness._environment_run import environment_input, recorded_states
 from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 from agentloop.harness._lock import (
     LOCK_FILE,

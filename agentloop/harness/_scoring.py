@@ -179,7 +179,7 @@ class RewardPlan:
         """Every reward on one trajectory; raises whatever a reward raises.
 
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
-        results, ``agentloop.harness._environment_run``) reach rewards that ask for them.
+        results, ``agentloop.harness._environment``) reach rewards that ask for them.
         """
         from agentloop.evals import score_sample
 
