@@ -2,7 +2,7 @@
 
 Config (``_config``; read, overridden and checked in ``_config_loading``; YAML without
 duplicate keys, ``_yaml``), dataset files (``_dataset``) and their rows (``_rows``),
-which rows run and in which order (``_selection``), the system prompt (``_prompt``),
+which rows run and in which order (``_selection``), the prompt a sample sends (``_prompt``),
 the runner (``_runner``) and one sample's run (``_sample``), progress reporting
 (``_reporting``), scoring (``_scoring``; rewards by import path, ``_rewards``), the
 configured tools (``_tools``; their specs, ``_toolspecs``; MCP servers, ``_mcp``),
@@ -46,7 +46,14 @@ from agentloop.harness._lock import (
     RunLock,
     RunLockedError,
 )
-from agentloop.harness._prompt import load_system_prompt, prompt_inputs, with_system_prompt
+from agentloop.harness._prompt import (
+    load_system_prompt,
+    prompt_inputs,
+    prompt_messages,
+    recorded_generation_start,
+    wire_messages,
+    with_system_prompt,
+)
 from agentloop.harness._reporting import (
     Reporter,
     SilentProgress,
@@ -56,11 +63,6 @@ from agentloop.harness._rescore import (
     rescore_run,
 )
 from agentloop.harness._rewards import parse_rewards, resolve_reward
-from agentloop.harness._row_messages import (
-    prompt_messages,
-    recorded_generation_start,
-    wire_messages,
-)
 from agentloop.harness._rows import Mode, Sample, parse_line
 from agentloop.harness._run_files import (
     FORMAT,

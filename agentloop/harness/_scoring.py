@@ -23,8 +23,8 @@ from agentloop.engine import (
 )
 from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._prompt import recorded_generation_start, wire_messages
 from agentloop.harness._rewards import parse_rewards
-from agentloop.harness._row_messages import recorded_generation_start, wire_messages
 from agentloop.harness._rows import Sample
 from agentloop.harness._tools import ToolSet
 
