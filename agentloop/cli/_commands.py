@@ -21,18 +21,13 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
+from agentloop._secrets import Scrubber
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
-from agentloop.harness import (
-    HEADER_FILE,
-    EvalConfig,
-    Scrubber,
-    load_config,
-    override,
-    read_header,
-    validate_config,
-    write_summary,
-)
+from agentloop.harness import EvalConfig, load_config
+from agentloop.harness._config_loading import override, validate_config
+from agentloop.harness._run_files import HEADER_FILE
+from agentloop.harness._rundir import read_header, write_summary
 
 __all__ = ["main"]
 

@@ -20,8 +20,8 @@ import jinja2
 import markupsafe
 
 from agentloop import __version__
+from agentloop._secrets import Scrubber
 from agentloop.cli._view_data import Report, load_comparison, load_run
-from agentloop.harness import Scrubber
 
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 

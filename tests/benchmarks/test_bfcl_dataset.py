@@ -17,7 +17,8 @@ from agentloop.benchmarks import (
     export_bfcl,
 )
 from agentloop.errors import DatasetError
-from agentloop.harness import iter_samples, load_config, scan_dataset
+from agentloop.harness import load_config
+from agentloop.harness._dataset import iter_samples, scan_dataset
 from agentloop.harness._runner import run_eval_sync
 from tests.support.harness import ask, call, only_run_dir, read_results, write_config, write_json
 

@@ -19,7 +19,7 @@ from agentloop.benchmarks import (
 )
 from agentloop.benchmarks._bfcl_convert import PYTHON_HINT
 from agentloop.errors import DatasetError
-from agentloop.harness import scan_dataset
+from agentloop.harness._dataset import scan_dataset
 from tests.benchmarks.conftest import FIXTURE
 
 

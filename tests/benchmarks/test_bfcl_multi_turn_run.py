@@ -16,7 +16,8 @@ from agentloop.benchmarks import (
     summarize_bfcl,
 )
 from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT
-from agentloop.harness import load_config, rescore_run, scan_dataset
+from agentloop.harness import load_config, rescore_run
+from agentloop.harness._dataset import scan_dataset
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._sample import prepare
 from tests.support.harness import ROOT, bench_module, read_results, write_json
