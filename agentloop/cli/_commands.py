@@ -173,7 +173,8 @@ def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks import export_bfcl, format_bfcl_summary, summarize_bfcl
+    from agentloop.benchmarks._bfcl_data import export_bfcl
+    from agentloop.benchmarks._bfcl_summary import format_bfcl_summary, summarize_bfcl
 
     if args.bfcl_command == "export":
         count = export_bfcl(args.category, args.out, args.data_dir)
