@@ -17,7 +17,7 @@ from typing import Any
 from agentloop.evals import bfcl_verdict
 from bfcl_perturb import RELEVANCE_CATEGORIES, cases_for_entry
 
-from agentloop.benchmarks import openai_name
+from agentloop.benchmarks._bfcl_convert import openai_name
 
 ROOT = Path(__file__).resolve().parent.parent
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"

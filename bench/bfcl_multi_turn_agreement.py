@@ -39,11 +39,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bfcl_multi_turn_perturb import Turns, perturbations  # noqa: E402
 
-from agentloop.benchmarks import (  # noqa: E402
-    MULTI_TURN_CATEGORIES,
-    bfcl_multi_turn_verdict,
-    bfcl_rows,
-)
+from agentloop.benchmarks import bfcl_multi_turn_verdict  # noqa: E402
+from agentloop.benchmarks._bfcl_data import bfcl_rows  # noqa: E402
+from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
 
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
 # Known causes of disagreement: kind -> explanation (also in the README's BFCL section).

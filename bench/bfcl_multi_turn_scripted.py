@@ -28,7 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentloop.benchmarks import MULTI_TURN_CATEGORIES, bfcl_rows  # noqa: E402
+from agentloop.benchmarks._bfcl_data import bfcl_rows  # noqa: E402
+from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
 from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT  # noqa: E402
 
 MAX_STEPS = 20  # BFCL's MAXIMUM_STEP_LIMIT, the configs' max_rounds

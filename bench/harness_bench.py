@@ -89,7 +89,7 @@ def _maxrss_mb() -> float:
 
 
 def child_harness(samples: int, concurrency: int, latency: float, fsync: bool) -> dict[str, Any]:
-    from agentloop.harness._config import validate_config
+    from agentloop.harness._config_loading import validate_config
     from agentloop.harness._runner import run_eval_sync
 
     with tempfile.TemporaryDirectory() as tmp_name:

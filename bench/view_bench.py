@@ -29,16 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agentloop._records import RESULTS_FILE  # noqa: E402
+from agentloop._secrets import Scrubber  # noqa: E402
 from agentloop.cli._view import write_report  # noqa: E402
-from agentloop.harness import (  # noqa: E402
-    RESULTS_FILE,
-    ResultWriter,
-    Scrubber,
-    encode_result,
-    read_header,
-    write_json_atomic,
-    write_summary,
-)
+from agentloop.harness._run_files import ResultWriter, encode_result, write_json_atomic  # noqa: E402
+from agentloop.harness._rundir import read_header, write_summary  # noqa: E402
 from tests.browser.runs import make_run  # noqa: E402
 
 

@@ -22,19 +22,13 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
-from agentloop._secrets import MASK
+from agentloop._secrets import MASK, Scrubber
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
-from agentloop.harness import (
-    HEADER_FILE,
-    EvalConfig,
-    Scrubber,
-    load_config,
-    override,
-    read_header,
-    validate_config,
-    write_summary,
-)
+from agentloop.harness import EvalConfig, load_config
+from agentloop.harness._config_loading import override, validate_config
+from agentloop.harness._run_files import HEADER_FILE
+from agentloop.harness._rundir import read_header, write_summary
 
 __all__ = ["main"]
 
@@ -188,7 +182,8 @@ def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks import export_bfcl, format_bfcl_summary, summarize_bfcl
+    from agentloop.benchmarks._bfcl_data import export_bfcl
+    from agentloop.benchmarks._bfcl_summary import format_bfcl_summary, summarize_bfcl
 
     if args.bfcl_command == "export":
         count = export_bfcl(args.category, args.out, args.data_dir)

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentloop.models import missing_local_extra
+from agentloop.models._local import missing_local_extra
 
 __all__ = ["CONFIG", "main"]
 

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentloop.harness import Comparison, RunSummary, Scrubber
+from agentloop._secrets import Scrubber
+from agentloop.harness import Comparison, RunSummary
 
 __all__ = ["print_comparison", "print_summary"]
 

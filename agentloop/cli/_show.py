@@ -19,8 +19,8 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from agentloop._secrets import Scrubber
 from agentloop.cli._view_data import FAILED_CALLS, find_result, sample_detail
-from agentloop.harness import Scrubber
 
 __all__ = ["print_sample", "sample_renderables"]
 

@@ -23,9 +23,9 @@ import jinja2
 import markupsafe
 
 from agentloop import __version__
+from agentloop._secrets import Scrubber
 from agentloop.cli._view_data import Report, load_comparison, load_run
-from agentloop.harness import Scrubber
-from agentloop.harness._results import utf8_safe
+from agentloop.harness._run_files import utf8_safe
 
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 

@@ -18,19 +18,12 @@ from typing import Any, NamedTuple
 from langchain_core.messages import AnyMessage
 from pydantic import TypeAdapter, ValidationError
 
+from agentloop._records import RESULTS_FILE, index_results
 from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
-from agentloop.harness import (
-    RESULTS_FILE,
-    SUMMARY_FILE,
-    RunSummary,
-    compare_runs,
-    index_results,
-    latest_results,
-    read_header,
-    read_json,
-    summarize,
-)
+from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
+from agentloop.harness._run_files import SUMMARY_FILE, read_json
+from agentloop.harness._rundir import read_header
 
 __all__ = ["FAILED_CALLS", "Report", "find_result", "load_comparison", "load_run", "sample_detail"]
 

@@ -15,12 +15,12 @@ from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messag
 
 from agentloop._secrets import is_secret_name
 from agentloop.engine._dispatch import DEFAULT_TOOL_TIMEOUT, TIME_LIMIT
-from agentloop.engine._executor import ExecutorFactory
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._rounds import RoundLoop, ToolBinding, ToolsInput, split_tools
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._sync import run_sync
+from agentloop.engine._tool_executor import ExecutorFactory
 from agentloop.engine._trajectory import (
     StopReason,
     Trajectory,

@@ -13,9 +13,9 @@ from langchain_core.tools import tool as as_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, ToolDispatcher
-from agentloop.engine._executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._retry import RetryPolicy, call_with_retry
+from agentloop.engine._tool_executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._trajectory import StepRecord, StopReason, TokenUsage, ToolCallRecord
 
 __all__ = ["RoundLoop", "ToolBinding", "ToolsInput", "split_tools"]

@@ -23,8 +23,7 @@ from pydantic import (
 )
 
 from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TOOL_TIMEOUT
-from agentloop.harness._environment_spec import parse_environment_spec
-from agentloop.harness._toolspecs import parse_tool_spec
+from agentloop.harness._toolspecs import parse_environment_spec, parse_tool_spec
 
 __all__ = ["EvalConfig", "RewardSpec"]
 

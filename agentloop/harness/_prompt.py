@@ -1,8 +1,14 @@
-"""The config's ``system_prompt``: its text (inline, or ``@path`` of a file), the rows
-it is added to, and the file's digest that a resume checks.
+"""The prompt a sample sends: a row's messages up to its recorded generation, as LangChain
+can read them, with the config's ``system_prompt`` first.
 
-The prompt goes to rows whose messages have no ``system`` or ``developer`` message:
-a row that brings its own instructions keeps them.
+A row's trailing assistant and tool messages are its recorded generation: generate mode
+strips them (``prompt_messages``), score mode reads them as the model's replies
+(``agentloop.harness._scoring``). Either way ``content: null`` becomes ``""`` and a call
+without an id gets one (``wire_messages``).
+
+The ``system_prompt`` is text, inline or ``@path`` of a file (whose digest a resume checks).
+It goes to rows whose messages have no ``system`` or ``developer`` message: a row that
+brings its own instructions keeps them.
 """
 
 from __future__ import annotations
@@ -13,9 +19,57 @@ from typing import Any
 
 from agentloop.errors import ConfigError
 
-__all__ = ["load_system_prompt", "prompt_inputs", "with_system_prompt"]
+__all__ = [
+    "load_system_prompt",
+    "prompt_inputs",
+    "prompt_messages",
+    "recorded_generation_start",
+    "wire_messages",
+    "with_system_prompt",
+]
 
 _INSTRUCTION_ROLES = frozenset({"system", "developer"})
+
+
+def recorded_generation_start(messages: list[dict[str, Any]]) -> int:
+    """Index where the recorded generation (trailing assistant/tool messages) begins."""
+    start = len(messages)
+    while start > 0 and messages[start - 1].get("role") in ("assistant", "tool"):
+        start -= 1
+    return start
+
+
+def prompt_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages to send in generate mode (recorded generation stripped).
+
+    ``content: null`` becomes ``""``: some OpenAI-compatible servers reject null.
+    """
+    return wire_messages(messages[: recorded_generation_start(messages)])
+
+
+def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Row messages as LangChain can read them: ``content: null`` becomes ``""``, and a
+    tool call without an ``id`` or ``arguments`` (both optional in a row) gets a
+    deterministic ``call_<message>_<call>`` id and ``"{}"``."""
+    out = []
+    for index, message in enumerate(messages):
+        if message.get("content") is None:
+            message = {**message, "content": ""}
+        calls = message.get("tool_calls")
+        if calls and any(not c.get("id") or "arguments" not in c["function"] for c in calls):
+            message = {
+                **message,
+                "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)],
+            }
+        out.append(message)
+    return out
+
+
+def _wire_call(call: dict[str, Any], message: int, index: int) -> dict[str, Any]:
+    function = call["function"]
+    if "arguments" not in function:
+        function = {**function, "arguments": "{}"}
+    return {**call, "id": call.get("id") or f"call_{message}_{index}", "function": function}
 
 
 def _prompt_file(value: str) -> Path | None:

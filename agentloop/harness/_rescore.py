@@ -16,7 +16,7 @@ from typing import Any
 
 from agentloop.engine import Trajectory
 from agentloop.errors import AgentloopError
-from agentloop.harness._results import (
+from agentloop.harness._run_files import (
     RESULTS_FILE,
     ResultWriter,
     Scrubber,

@@ -1,5 +1,5 @@
 """One dataset row: what makes it valid and the ``Sample`` it becomes (its messages as
-they are sent: ``agentloop.harness._row_messages``).
+they are sent: ``agentloop.harness._prompt``).
 
 The row format is described in ``agentloop.harness._dataset``. A problem is reported
 in words that name the field (``messages[2].tool_calls[0]: function.name is
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from agentloop._tool_calls import read_call
 from agentloop.evals import check_matchers
-from agentloop.harness._row_messages import recorded_generation_start
+from agentloop.harness._prompt import recorded_generation_start
 
 __all__ = ["Mode", "Sample", "parse_line"]
 

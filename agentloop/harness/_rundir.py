@@ -1,6 +1,6 @@
 """A run directory's life: the header written at the start, resume checks, the summary.
 
-See ``agentloop.harness._results`` for the file formats. One process writes a run
+See ``agentloop.harness._run_files`` for the file formats. One process writes a run
 directory at a time (``agentloop.harness._lock``).
 """
 
@@ -23,10 +23,9 @@ from agentloop.benchmarks import bfcl_category
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan
-from agentloop.harness._inputs import changed_inputs, run_inputs
 from agentloop.harness._lock import RunLock
 from agentloop.harness._prompt import prompt_inputs
-from agentloop.harness._results import (
+from agentloop.harness._run_files import (
     FORMAT,
     FORMATS,
     HEADER_FILE,
@@ -42,6 +41,7 @@ from agentloop.harness._results import (
     utc_now,
     write_json_atomic,
 )
+from agentloop.harness._run_inputs import changed_inputs, run_inputs
 from agentloop.harness._stats import RunSummary, summarize
 
 __all__ = [

@@ -22,8 +22,8 @@ from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._executor import open_executor
 from agentloop.harness._reporting import Reporter, SilentProgress
-from agentloop.harness._results import RESULTS_FILE, ResultWriter
 from agentloop.harness._rows import Sample
+from agentloop.harness._run_files import RESULTS_FILE, ResultWriter
 from agentloop.harness._rundir import open_run, write_summary
 from agentloop.harness._sample import Prepared, prepare
 from agentloop.harness._selection import iter_selected

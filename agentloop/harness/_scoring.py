@@ -23,8 +23,8 @@ from agentloop.engine import (
 )
 from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._prompt import recorded_generation_start, wire_messages
 from agentloop.harness._rewards import parse_rewards
-from agentloop.harness._row_messages import recorded_generation_start, wire_messages
 from agentloop.harness._rows import Sample
 from agentloop.harness._tools import ToolSet
 
@@ -179,7 +179,7 @@ class RewardPlan:
         """Every reward on one trajectory; raises whatever a reward raises.
 
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
-        results, ``agentloop.harness._environment_run``) reach rewards that ask for them.
+        results, ``agentloop.harness._environment``) reach rewards that ask for them.
         """
         from agentloop.evals import score_sample
 

@@ -1,6 +1,6 @@
 """Statistics over a results file: means, pass@k, tool calls, tokens, latency.
 
-Everything is computed from result lines (``agentloop.harness._results``), the latest
+Everything is computed from result lines (``agentloop.harness._run_files``), the latest
 of each (id, epoch) (``agentloop._records.latest_results``: a retried pair counts
 once, as retried), so a summary written after a resume equals the one an uninterrupted
 run would have written, and ``agentloop summary RUN_DIR`` recomputes it at any time.

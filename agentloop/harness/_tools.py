@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool
 from agentloop.engine import Turn, as_tools, import_object, one_line, tool_factory
 from agentloop.errors import ToolLoadError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._row_messages import prompt_messages
+from agentloop.harness._prompt import prompt_messages
 from agentloop.harness._rows import Sample
 from agentloop.harness._toolspecs import FactorySpec, McpSpec, PathSpec, parse_tool_specs
 

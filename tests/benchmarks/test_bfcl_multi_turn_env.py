@@ -6,20 +6,17 @@ import json
 
 import pytest
 
-from agentloop.benchmarks import (
-    BFCL_DATA_ENV,
+from agentloop.benchmarks import bfcl_environment, check_bfcl_category
+from agentloop.benchmarks._bfcl_convert import PYTHON_HINT
+from agentloop.benchmarks._bfcl_data import BFCL_DATA_ENV, bfcl_rows
+from agentloop.benchmarks._bfcl_env import bfcl_class_docs, call_bfcl_method
+from agentloop.benchmarks._bfcl_multi import (
     MISSED_FUNCTION_PROMPT,
     MULTI_TURN_CATEGORIES,
-    bfcl_class_docs,
-    bfcl_environment,
-    bfcl_rows,
-    call_bfcl_method,
-    check_bfcl_category,
     parse_bfcl_call,
 )
-from agentloop.benchmarks._bfcl_convert import PYTHON_HINT
 from agentloop.errors import DatasetError
-from agentloop.harness import scan_dataset
+from agentloop.harness._dataset import scan_dataset
 from tests.benchmarks.conftest import FIXTURE
 
 

@@ -8,15 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.benchmarks import (
-    MULTI_TURN_CATEGORIES,
-    bfcl_lines,
-    bfcl_rows,
-    export_bfcl,
-    summarize_bfcl,
-)
-from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT
-from agentloop.harness import load_config, rescore_run, scan_dataset
+from agentloop.benchmarks import bfcl_lines
+from agentloop.benchmarks._bfcl_data import bfcl_rows, export_bfcl
+from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES
+from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT, summarize_bfcl
+from agentloop.harness import load_config, rescore_run
+from agentloop.harness._dataset import scan_dataset
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._sample import prepare
 from tests.support.harness import ROOT, bench_module, read_results, write_json

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from agentloop.errors import ConfigError
-from agentloop.harness import EvalConfig, apply_overrides, load_config, validate_config
+from agentloop.harness import EvalConfig, load_config
+from agentloop.harness._config_loading import apply_overrides, validate_config
 from tests.support.harness import ROOT, write_config
 
 BASE: dict[str, Any] = {"model": "scripted:x.json", "dataset": "d.jsonl"}

@@ -9,13 +9,9 @@ from typing import Any
 import pytest
 
 from agentloop.errors import DatasetError
-from agentloop.harness import (
-    iter_samples,
-    parse_line,
-    prompt_messages,
-    recorded_generation_start,
-    scan_dataset,
-)
+from agentloop.harness._dataset import iter_samples, scan_dataset
+from agentloop.harness._prompt import prompt_messages, recorded_generation_start
+from agentloop.harness._rows import parse_line
 from tests.support.harness import ROOT, write_jsonl
 
 USER = {"role": "user", "content": "hi"}

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from agentloop import ConfigError, EvalConfig
-from agentloop.harness import check_tool_choice, load_config
-from agentloop.harness._compare import compare_runs
+from agentloop.harness import load_config
+from agentloop.harness._comparison import compare_runs
+from agentloop.harness._config_loading import check_tool_choice
 from agentloop.harness._dataset import iter_samples, scan_dataset
 from agentloop.harness._stats import summarize
 

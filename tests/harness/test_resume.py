@@ -267,7 +267,10 @@ def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_not(tmp_path: Path
 
 
 def test_one_process_cannot_open_a_run_it_is_writing(tmp_path: Path) -> None:
-    from agentloop.harness import RunLockedError, Scrubber, load_config, open_run, scan_dataset
+    from agentloop._secrets import Scrubber
+    from agentloop.harness import RunLockedError, load_config
+    from agentloop.harness._dataset import scan_dataset
+    from agentloop.harness._rundir import open_run
 
     config = load_config(add_setup(tmp_path, n=2))
     scan = scan_dataset(config.dataset)
@@ -352,7 +355,8 @@ def test_allow_changed_needs_resume(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_tool_modules_are_found_by_import_path() -> None:
-    from agentloop.harness import EvalConfig, run_inputs
+    from agentloop.harness import EvalConfig
+    from agentloop.harness._run_inputs import run_inputs
 
     tools = ["agentloop.tools.calculator:calculator"]
     config = EvalConfig(model="openai:x", dataset="d", tools=tools)

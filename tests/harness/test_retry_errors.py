@@ -20,7 +20,8 @@ import pytest
 import agentloop.models._base as models_base
 from agentloop._records import index_results, latest_results
 from agentloop.cli._commands import main
-from agentloop.harness import compare_runs, repair_tail
+from agentloop.harness import compare_runs
+from agentloop.harness._run_files import repair_tail
 from agentloop.models import ModelSource
 from agentloop.models._scripted import ScriptedSource
 from agentloop.testing import ScriptedChatModel

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentloop.harness import parse_line, scan_dataset
+from agentloop.harness._dataset import scan_dataset
+from agentloop.harness._rows import parse_line
 from tests.support.harness import write_jsonl
 
 USER = {"role": "user", "content": "Weather?"}

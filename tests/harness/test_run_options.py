@@ -136,7 +136,7 @@ def test_a_trajectory_that_cannot_be_saved_errors_its_sample_only(
 
 
 def test_secret_named_values_in_tool_specs_are_masked_in_the_header(tmp_path: Path) -> None:
-    from agentloop.harness import redacted_config
+    from agentloop.harness._rundir import redacted_config
 
     config = load_config(add_setup(tmp_path, n=1))
     raw = config.model_dump()

@@ -17,7 +17,8 @@ from agentloop.evals import (
 )
 
 from agentloop.engine import parse_content_tool_calls
-from agentloop.harness import Sample, load_config, parse_line
+from agentloop.harness import load_config
+from agentloop.harness._rows import Sample, parse_line
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._scoring import RewardPlan, recorded_trajectory
 from tests.support.harness import read_results, write_config, write_jsonl

@@ -11,7 +11,7 @@ import pytest
 
 from agentloop.cli._commands import main
 from agentloop.engine import Trajectory
-from agentloop.harness import shuffle_key
+from agentloop.harness._selection import shuffle_key
 from tests.support.harness import only_run_dir, read_results, write_config, write_json, write_jsonl
 
 IDS = [

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from agentloop.harness import load_config
-from agentloop.harness._results import RESULTS_FILE
+from agentloop.harness._run_files import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
 from agentloop.models import _local_server
 

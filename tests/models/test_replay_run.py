@@ -10,7 +10,7 @@ import pytest
 
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness._results import RESULTS_FILE
+from agentloop.harness._run_files import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ A run directory ``<output_dir>/<YYYYmmdd-HHMMSS>-<name>/`` holds:
     ``versions`` (agentloop, langchain-core, langchain-openai, pydantic, anyio, python),
     ``dataset`` (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as
     ``file:line: what``), ``inputs`` (tool module and model files, and a
-    ``system_prompt`` file: name -> ``{file, sha256}``, see ``agentloop.harness._inputs``),
+    ``system_prompt`` file: name -> ``{file, sha256}``, see ``agentloop.harness._run_inputs``),
     ``planned`` (``samples``, ``epochs``, ``results``) and ``resumed_at`` (one ``{at,
     pid}`` per resume, with ``allowed_changes`` (name -> ``{was, now}``) when
     ``--allow-changed`` let changed inputs through, and ``retry_errors`` (errored pairs

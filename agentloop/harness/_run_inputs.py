@@ -17,8 +17,7 @@ from typing import Any
 
 from agentloop._records import RESULTS_FILE
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._environment_spec import parse_environment_spec
-from agentloop.harness._toolspecs import tool_import_paths
+from agentloop.harness._toolspecs import parse_environment_spec, tool_import_paths
 
 __all__ = ["changed_inputs", "run_inputs"]
 

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentloop.errors import AgentloopError
-from agentloop.harness._results import (
+from agentloop.harness._run_files import (
     HEADER_FILE,
     RESULTS_FILE,
     index_results,

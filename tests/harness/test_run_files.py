@@ -10,7 +10,7 @@ import pytest
 
 from agentloop.engine._trajectory import Trajectory
 from agentloop.errors import AgentloopError
-from agentloop.harness._results import (
+from agentloop.harness._run_files import (
     ResultWriter,
     Scrubber,
     completed_pairs,

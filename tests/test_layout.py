@@ -1,0 +1,115 @@
+"""The package layout: small public surfaces, and no two modules with one file name.
+
+A sub-package's ``__all__`` is what users import (the CLI, tests and benches import the
+rest from the private modules), and a module's file name says which concept it holds, so
+the same name never means two things in two packages (``agentloop.tools`` and
+``agentloop.evals`` included: they install inside ``agentloop``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import agentloop
+import agentloop.harness
+
+ROOT = Path(__file__).resolve().parent.parent
+SUB_PACKAGES = ("agentloop.engine", "agentloop.models", "agentloop.harness", "agentloop.benchmarks")
+MAX_HARNESS_NAMES = 25
+
+
+def _modules(package: ModuleType) -> list[str]:
+    """Every module below ``package`` (packages themselves and ``__main__`` excepted)."""
+    found = pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+    return [m.name for m in found if not m.ispkg and not m.name.endswith(".__main__")]
+
+
+def _shared_file_names(modules: list[str]) -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for module in modules:
+        by_name[module.rsplit(".", 1)[1]].append(module)
+    return {name: sorted(where) for name, where in by_name.items() if len(where) > 1}
+
+
+def _installed_modules() -> list[str]:
+    # an editable install maps tools/ and evals/ in with an import hook, outside
+    # agentloop.__path__: walk them on their own (a wheel finds them twice; kept once)
+    packages = [agentloop, *(importlib.import_module(f"agentloop.{n}") for n in ("tools", "evals"))]
+    return sorted({module for package in packages for module in _modules(package)})
+
+
+def test_no_two_installed_modules_share_a_file_name() -> None:
+    modules = _installed_modules()
+    # the walk reaches every installed folder, tools/ and evals/ included
+    reached = ["agentloop.harness._runner", "agentloop.engine._loop", "agentloop._records"]
+    reached += ["agentloop.tools.calculator", "agentloop.evals._qa"]
+    assert set(reached) <= set(modules)
+    assert _shared_file_names(modules) == {}
+
+
+def test_a_shared_file_name_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for folder in ("probe", "probe/one", "probe/two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    for path in ("probe/one/_results.py", "probe/two/_results.py", "probe/two/_other.py"):
+        (tmp_path / path).write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        found = _shared_file_names(_modules(importlib.import_module("probe")))
+    finally:
+        for name in [n for n in sys.modules if n == "probe" or n.startswith("probe.")]:
+            del sys.modules[name]
+    assert found == {"_results": ["probe.one._results", "probe.two._results"]}
+
+
+@pytest.mark.parametrize("name", SUB_PACKAGES)
+def test_every_exported_name_resolves_once(name: str) -> None:
+    package = importlib.import_module(name)
+    assert len(package.__all__) == len(set(package.__all__))
+    for exported in package.__all__:
+        assert getattr(package, exported) is not None, exported
+
+
+def test_the_harness_exports_what_users_import_and_nothing_else() -> None:
+    exported = agentloop.harness.__all__
+    assert len(exported) <= MAX_HARNESS_NAMES
+    # no helper is reachable as a public attribute without being exported
+    public = {
+        n
+        for n, v in vars(agentloop.harness).items()
+        if not n.startswith("_") and not isinstance(v, ModuleType) and n != "annotations"
+    }
+    assert public == set(exported)
+    for name in ("load_config", "run_eval", "run_eval_sync", "EvalConfig", "RunOutcome",
+                 "RunSummary", "Reporter", "Environment"):  # fmt: skip
+        assert name in exported
+    for helper in ("utc_now", "percentile", "write_json_atomic", "Scrubber", "parse_line"):
+        assert not hasattr(agentloop.harness, helper)
+
+
+def test_what_the_readme_imports_is_exported() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`agentloop\.(harness|engine|models|benchmarks)[.:](\w+)", readme))
+    named |= {
+        (package, name.strip())
+        for package, names in re.findall(
+            r"^from agentloop\.(harness|engine|models|benchmarks) import ([\w, ]+)$", readme, re.M
+        )
+        for name in names.split(",")
+    }
+    assert ("harness", "latest_results") in named and ("models", "register_provider") in named
+    for package, name in named:
+        assert name in importlib.import_module(f"agentloop.{package}").__all__, (package, name)
+
+
+def test_the_top_level_api_resolves() -> None:
+    for name in agentloop.__all__:
+        assert getattr(agentloop, name) is not None, name
