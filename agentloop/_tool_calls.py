@@ -29,6 +29,7 @@ __all__ = [
     "call_fields",
     "decode_arguments",
     "field",
+    "invalid_call",
     "read_call",
     "tool_call_blocks",
 ]
@@ -134,6 +135,22 @@ def read_call(item: Any) -> ReadCall:
     if not isinstance(name, str) or not name:
         return ReadCall("", args, NO_NAME)
     return ReadCall(name, args, problem)
+
+
+def invalid_call(call: Any, problem: str) -> dict[str, Any]:
+    """``call`` as LangChain's ``invalid_tool_call`` (arguments as written, as text).
+
+    >>> invalid_call({"id": "a", "function": {"name": "f", "arguments": "[1]"}}, "why")
+    {'type': 'invalid_tool_call', 'id': 'a', 'name': 'f', 'args': '[1]', 'error': 'why'}
+    """
+    name, raw = call_fields(call) or (None, None)
+    return {
+        "type": "invalid_tool_call",
+        "id": field(call, "id"),
+        "name": name if isinstance(name, str) else None,
+        "args": raw if raw is None or isinstance(raw, str) else json.dumps(raw),
+        "error": problem,
+    }
 
 
 def tool_call_blocks(text: str) -> list[str]:

@@ -81,3 +81,20 @@ def test_the_rewards_score_a_call_compared_as_the_reader_reads_it() -> None:
     generated = [{"role": "assistant", "tool_calls": [CALLS["OpenAI"][0]]}]
     expected = {"tool_calls": [CALLS["LangChain"][0]]}
     assert exact_tool_match_reward(generated, expected).score == 1.0
+
+
+@pytest.mark.parametrize("case", [c for c, (_, usable) in CALLS.items() if usable])
+def test_prompt_history_in_any_accepted_shape_is_sent_as_openai_calls(case: str) -> None:
+    from langchain_core.messages import AIMessage, convert_to_messages
+
+    from agentloop.harness._prompt import prompt_messages
+
+    item, usable = CALLS[case]
+    history = [USER, {"role": "assistant", "content": None, "tool_calls": [item]}]
+    history += [{"role": "tool", "tool_call_id": "x", "content": "ok"}, USER]
+    parse_line(json.dumps({"messages": history}), 1)  # valid
+    wired = prompt_messages(history)
+    (call,) = wired[1]["tool_calls"]
+    assert call["type"] == "function" and call["function"]["name"] == usable[0]
+    ai = convert_to_messages(wired)[1]
+    assert isinstance(ai, AIMessage) and [(c["name"], c["args"]) for c in ai.tool_calls] == [usable]

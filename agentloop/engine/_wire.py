@@ -27,7 +27,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from agentloop._tool_calls import NO_NAME, call_fields, decode_arguments, field
+from agentloop._tool_calls import NO_NAME, call_fields, decode_arguments, field, invalid_call
 
 __all__ = ["EXTRA_KEY", "from_wire", "is_wire", "message_text", "message_to_openai", "to_wire"]
 
@@ -153,7 +153,7 @@ def from_wire(item: dict[str, Any]) -> dict[str, Any]:
             if problem is None and not isinstance(name, str):
                 problem = NO_NAME
             if problem is not None:
-                invalid.append(_invalid(call, problem))
+                invalid.append(invalid_call(call, problem))
                 continue
             data["tool_calls"].append(
                 {"name": name, "args": args, "id": field(call, "id"), "type": "tool_call"}
@@ -162,12 +162,3 @@ def from_wire(item: dict[str, Any]) -> dict[str, Any]:
     elif role == "tool":
         data["tool_call_id"] = item.get("tool_call_id")
     return data
-
-
-def _invalid(call: Any, error: str) -> dict[str, Any]:
-    fields = call_fields(call)
-    name, args = fields if fields is not None else (None, None)
-    return {"type": "invalid_tool_call", "id": field(call, "id"),
-            "name": name if isinstance(name, str) else None,
-            "args": args if isinstance(args, str) or args is None else json.dumps(args),
-            "error": error}  # fmt: skip

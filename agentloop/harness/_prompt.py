@@ -14,9 +14,11 @@ brings its own instructions keeps them.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
+from agentloop._tool_calls import call_fields, decode_arguments, field
 from agentloop.errors import ConfigError
 
 __all__ = [
@@ -48,15 +50,17 @@ def prompt_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Row messages as LangChain can read them: ``content: null`` becomes ``""``, and a
-    tool call without an ``id`` or ``arguments`` (both optional in a row) gets a
-    deterministic ``call_<message>_<call>`` id and ``"{}"``."""
+    """Row messages as LangChain can read them: ``content: null`` becomes ``""``, and each
+    tool call, read by the one reader of a call (any accepted shape; ``id`` and
+    ``arguments`` are optional in a row), an OpenAI call with JSON arguments and an id
+    (``call_<message>_<call>`` when it has none). Arguments that are not usable stay as
+    written, for the reader of the reply to mark."""
     out = []
     for index, message in enumerate(messages):
         if message.get("content") is None:
             message = {**message, "content": ""}
         calls = message.get("tool_calls")
-        if calls and any(not c.get("id") or "arguments" not in c["function"] for c in calls):
+        if calls:
             message = {
                 **message,
                 "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)],
@@ -66,10 +70,19 @@ def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _wire_call(call: dict[str, Any], message: int, index: int) -> dict[str, Any]:
-    function = call["function"]
-    if "arguments" not in function:
-        function = {**function, "arguments": "{}"}
-    return {**call, "id": call.get("id") or f"call_{message}_{index}", "function": function}
+    name, raw = call_fields(call) or (None, None)
+    args, problem = decode_arguments(raw)
+    function = call.get("function") if isinstance(call.get("function"), dict) else None
+    return {
+        **(call if function is not None else {}),
+        "type": "function",
+        "id": field(call, "id") or f"call_{message}_{index}",
+        "function": {
+            **(function or {}),
+            "name": name,
+            "arguments": raw if problem is not None else json.dumps(args, ensure_ascii=False),
+        },
+    }
 
 
 def _prompt_file(value: str) -> Path | None:

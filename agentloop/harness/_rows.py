@@ -62,7 +62,11 @@ def _check_tool_call(call: Any, where: str, problems: list[str]) -> None:
         problems.append(f"{where}: {problem}")
 
 
-def _check_message(message: Any, where: str, problems: list[str]) -> None:
+def _check_message(
+    message: Any, where: str, problems: list[str], model_output: bool = False
+) -> None:
+    """One message; ``model_output``: a recorded reply scored in ``mode: score``, whose
+    calls are the model's as it made them (a malformed one is scored as such)."""
     if not isinstance(message, dict):
         problems.append(f"{where}: a message must be an object")
         return
@@ -81,7 +85,10 @@ def _check_message(message: Any, where: str, problems: list[str]) -> None:
             problems.append(f"{where}: tool_calls must be a list on an assistant message")
             return
         for i, call in enumerate(calls):
-            _check_tool_call(call, f"{where}.tool_calls[{i}]", problems)
+            if not model_output:
+                _check_tool_call(call, f"{where}.tool_calls[{i}]", problems)
+            elif not isinstance(call, dict):
+                problems.append(f"{where}.tool_calls[{i}]: a tool call must be an object")
 
 
 def _check_messages(row: dict[str, Any], mode: Mode, problems: list[str]) -> None:
@@ -92,8 +99,10 @@ def _check_messages(row: dict[str, Any], mode: Mode, problems: list[str]) -> Non
     if not isinstance(messages, list) or not messages:
         problems.append("'messages' must be a non-empty list")
         return
+    readable = all(isinstance(m, dict) for m in messages)
+    start = recorded_generation_start(messages) if mode == "score" and readable else len(messages)
     for i, message in enumerate(messages):
-        _check_message(message, f"messages[{i}]", problems)
+        _check_message(message, f"messages[{i}]", problems, model_output=i >= start)
     if not problems and mode == "generate" and recorded_generation_start(messages) == 0:
         problems.append("messages: no user or system message to send (only a recorded reply)")
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
+from agentloop._tool_calls import invalid_call, read_call
 from agentloop.engine import (
     ContentCallParser,
     StepRecord,
@@ -47,7 +48,7 @@ def recorded_trajectory(
     trailing assistant and tool messages of its ``messages``) and a turn record.
     """
     segments = [sample.messages, *(turn.get("messages") or [] for turn in sample.turns)]
-    messages = list(convert_to_messages(wire_messages([m for seg in segments for m in seg])))
+    messages = _as_messages(wire_messages([m for seg in segments for m in seg]))
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     steps: list[StepRecord] = []
     turns: list[TurnRecord] = []
@@ -66,6 +67,31 @@ def recorded_trajectory(
     return Trajectory.build(
         messages, steps, turns[-1].stop_reason, turns=turns if sample.turns else None
     )
+
+
+def _as_messages(wired: list[dict[str, Any]]) -> list[BaseMessage]:
+    """LangChain messages of row messages; a recorded call that is not usable as made
+    (arguments not JSON or not an object, no name) stays the model's malformed call."""
+    unusable: dict[int, list[dict[str, Any]]] = {}
+    for index, message in enumerate(wired):
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if not calls:
+            continue
+        keep = []
+        for call in calls:
+            problem = read_call(call).problem
+            if problem is None:
+                keep.append(call)
+            else:
+                unusable.setdefault(index, []).append(invalid_call(call, problem))
+        if index in unusable:
+            wired[index] = {**message, "tool_calls": keep}
+    messages = list(convert_to_messages(wired))
+    for index, invalid in unusable.items():
+        ai = messages[index]
+        assert isinstance(ai, AIMessage)
+        ai.invalid_tool_calls = [*ai.invalid_tool_calls, *invalid]  # type: ignore[list-item]
+    return messages
 
 
 def _recorded_step(
@@ -90,6 +116,13 @@ def _recorded_step(
             recovered=recovered,
         )
         for call_id, name, args in calls
+    ]  # fmt: skip
+    records += [
+        ToolCallRecord(
+            id=bad.get("id") or f"call_{index}_{len(calls) + i}", name=bad.get("name") or "",
+            raw_args=bad.get("args"), status="malformed", error=bad.get("error"),
+        )
+        for i, bad in enumerate(message.invalid_tool_calls)
     ]  # fmt: skip
     return StepRecord(latency_s=0.0, tool_calls=records)
 

@@ -10,12 +10,11 @@ import openai
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
-from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr, SecretStr
 
-from agentloop._tool_calls import NOT_JSON, read_call
+from agentloop._tool_calls import NOT_JSON, invalid_call, read_call
 from agentloop.models._endpoint import display_url
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
@@ -125,7 +124,7 @@ class CompatChatOpenAI(ChatOpenAI):
                 if problem is None or problem == NOT_JSON:
                     keep.append(call)
                 else:
-                    unusable.setdefault(index, []).append(_invalid_call(call, problem))
+                    unusable.setdefault(index, []).append(invalid_call(call, problem))  # type: ignore[arg-type]
             if index in unusable:
                 message["tool_calls"] = keep or None
         if not unusable:
@@ -177,14 +176,3 @@ class CompatChatOpenAI(ChatOpenAI):
             return "auto" if _is_forced(bound) else bound
         return self.followup_tool_choice
 
-
-def _invalid_call(call: Any, problem: str) -> InvalidToolCall:
-    function = call.get("function") if isinstance(call, dict) else None
-    function = function if isinstance(function, dict) else {}
-    args = function.get("arguments")
-    return invalid_tool_call(
-        name=function.get("name") if isinstance(function.get("name"), str) else None,
-        args=args if isinstance(args, str) or args is None else json.dumps(args),
-        id=call.get("id") if isinstance(call, dict) else None,
-        error=problem,
-    )

@@ -298,6 +298,44 @@ def test_score_mode_scores_the_recorded_messages(tmp_path: Path) -> None:
     assert all(r["mode"] == "score" and r["request"] is None for r in lines.values())
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"end_range": 6.2832,  // 2 * pi}', '{"x": 2 * 3.14159}', '{"x": "unterminated', "[1, 2]"],
+)
+def test_score_mode_scores_a_recorded_malformed_call_as_the_models(
+    tmp_path: Path, arguments: str
+) -> None:
+    # Real model outputs: the row was refused as an invalid dataset line (or, skipped,
+    # its failure left the mean). It is the model's output: a malformed call, scored.
+    reply = ask(call("c1", "plot", {}))
+    reply["tool_calls"][0]["function"]["arguments"] = arguments
+    expected = {"tool_calls": [{"name": "plot", "arguments": {"x": 6.2832}}]}
+    rows = [
+        {"id": "bad", "messages": [{"role": "user", "content": "plot"}, reply],
+         "ground_truth": expected},
+        {"id": "none", "messages": [{"role": "user", "content": "plot"}, reply],
+         "ground_truth": {"tool_calls": []}},
+    ]  # fmt: skip
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    config = write_config(
+        tmp_path / "c.yaml",
+        mode="score",
+        dataset=str(data),
+        output_dir=str(tmp_path / "runs"),
+        rewards=["exact_tool_match_reward", "tool_call_match"],
+    )
+    lines = by_id(run(config))
+    assert all(line["status"] == "ok" for line in lines.values())
+    bad = lines["bad"]
+    assert bad["tool_calls_by_status"] == {"malformed": 1}
+    assert bad["scores"]["tool_call_match"]["score"] == 0.0
+    assert bad["scores"]["exact_tool_match_reward"]["score"] == 0.0
+    (record,) = bad["trajectory"]["steps"][0]["tool_calls"]
+    assert (record["status"], record["raw_args"], record["id"]) == ("malformed", arguments, "c1")
+    # where no call is expected, a malformed call is still a call made
+    assert lines["none"]["scores"]["tool_call_match"]["score"] == 0.0
+
+
 def test_failures_are_contained_and_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
