@@ -12,7 +12,7 @@ from ._json_identity import kind_of
 from ._matchers import matches
 from ._result_models import RewardResult, ToolMatchDetails
 
-__all__ = ["ToolMatchResult", "describe", "diagnose", "diagnostics", "tool_match_result"]
+__all__ = ["ToolMatchResult", "describe", "diagnose", "diagnostics", "fits", "tool_match_result"]
 
 ToolMatchResult = RewardResult[ToolMatchDetails]
 _UNPAIRABLE = "fits the rules but could not be paired (order or count)"
@@ -39,7 +39,7 @@ def diagnose(
     mismatched: list[str] = []
     missing: list[str] = []
     extra: list[str] = []
-    notes = []
+    note = ""
     agreement = 0.0
     if expected is not None and generated is not None:
         m, g = expected.matcher, generated.args
@@ -57,13 +57,13 @@ def diagnose(
             agreement = 1.0
         else:
             kinds = f"{kind_of(g)} vs {kind_of(expected.args)}"
-            notes.append(f"arguments are not both JSON objects ({kinds}) and differ")
+            note = f"arguments are not both JSON objects ({kinds}) and differ"
         if expected.name != generated.name:
-            notes.append("names differ")
+            note = f"{note}; names differ" if note else "names differ"
     elif expected is not None:
-        notes.append("no generated call to compare with")
+        note = "no generated call to compare with"
     else:
-        notes.append("generated call was not expected")
+        note = "generated call was not expected"
     return {
         "expected_index": j,
         "generated_index": i,
@@ -74,8 +74,28 @@ def diagnose(
         "mismatched_args": mismatched,
         "missing_args": missing,
         "extra_args": extra,
-        "note": "; ".join(notes),
+        "note": note,
     }
+
+
+def fits(mode: str, d: dict[str, Any]) -> bool:
+    """Whether a diagnosed pair of same-named calls fits an ``args`` mode: ``exact``:
+    nothing missing, mismatched or extra; ``superset``: nothing missing or mismatched;
+    ``subset``: nothing mismatched or extra; ``ignore``: always. Arguments that are not
+    both objects fit when they are acceptable as a whole (agreement 1.0).
+
+    >>> d = {"arg_agreement": 0.5, "missing_args": ["y"], "mismatched_args": [], "extra_args": []}
+    >>> fits("exact", d), fits("subset", d), fits("superset", d)
+    (False, True, False)
+    """
+    whole = d["arg_agreement"] == 1.0  # every expected argument acceptable, or optional
+    if mode == "exact":
+        return whole and not d["extra_args"]
+    if mode == "superset":
+        return whole
+    if mode == "subset":  # (missing arguments are only ever listed for objects)
+        return not (d["mismatched_args"] or d["extra_args"]) and (whole or bool(d["missing_args"]))
+    return True  # ignore
 
 
 def diagnostics(
@@ -83,21 +103,22 @@ def diagnostics(
     exp: list[ExpectedCall],
     partner: dict[int, int],
     ok: list[list[bool]],
-    numeric: bool,
+    diagnosed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """One diagnostic per expected call (against its partner, or else the closest free
     generated call of its name), then one per generated call left over. ``partner``:
-    expected index -> generated index; ``ok[i][j]``: generated ``i`` fits expected ``j``."""
+    expected index -> generated index; ``ok[i][j]``: generated ``i`` fits expected ``j``;
+    ``diagnosed``: the diagnosis of each same-named pair ``(i, j)``, used once at most."""
     paired = set(partner.values())
     free = [i for i in range(len(gen)) if i not in paired]
     calls = []
     for j, e in enumerate(exp):
         if j in partner:
-            calls.append(diagnose(j, e, partner[j], gen[partner[j]], True, numeric))
+            calls.append({**diagnosed[partner[j], j], "matched": True})
             continue
-        options = [diagnose(j, e, i, gen[i], False, numeric) for i in free if gen[i].name == e.name]
+        options = [diagnosed[i, j] for i in free if (i, j) in diagnosed]
         if not options:
-            calls.append(diagnose(j, e, None, None, False, numeric))
+            calls.append(diagnose(j, e, None, None, False, False))
             continue
         best = max(options, key=lambda d: d["arg_agreement"])  # the first of the best
         i = best["generated_index"]
@@ -105,7 +126,7 @@ def diagnostics(
             best["note"] = _UNPAIRABLE
         free.remove(i)
         calls.append(best)
-    calls += [diagnose(None, None, i, gen[i], False, numeric) for i in free]
+    calls += [diagnose(None, None, i, gen[i], False, False) for i in free]
     return calls
 
 

@@ -96,8 +96,6 @@ def _is_number(x: Any) -> bool:
 def _node_problems(key: str, spec: Mapping[str, Any]) -> tuple[list[str], bool]:
     """What is wrong with one matcher object itself, and whether it is a known matcher
     (so that its operands are worth reading too)."""
-    if len(spec) == 1 and (key == "$optional" or (key == "$any" and type(spec[key]) is list)):
-        return [], True  # the common shapes: nothing to check on the node itself
     dollars = [k for k in spec if isinstance(k, str) and k[:1] == "$"] if len(spec) > 1 else []
     if len(dollars) > 1:
         return [f"more than one matcher key {dollars} (use $literal for a plain dict)"], False
@@ -147,6 +145,9 @@ def _resolve(path: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
+_new = tuple.__new__  # Matcher(...) runs a Python-level __new__ per node; this is the C one
+
+
 class _BadMatcher(Exception):
     """Compiling met a problem (:func:`check_matchers` then names it, with its path)."""
 
@@ -171,12 +172,12 @@ def _matcher(
             if type(option) not in _SCALARS:
                 break
         else:  # BFCL's lists of acceptable values
-            return Matcher("one_of", tuple(operand), spec)
+            return _new(Matcher, ("one_of", tuple(operand), spec, False))
         options = [_compile(o, _at(path, f"$any[{i}]"), problems) for i, o in enumerate(operand)]
-        return Matcher("any", tuple(options), spec, any(o.optional for o in options))
+        return _new(Matcher, ("any", tuple(options), spec, any(o.optional for o in options)))
     if key == "$optional":  # the operand's matcher, which may be left out
         inner = _compile(operand, _at(path, "$optional"), problems)
-        return Matcher(inner.kind, inner.operand, spec, True)
+        return _new(Matcher, (inner.kind, inner.operand, spec, True))
     if key == "$literal":
         return Matcher("exact", operand, spec)
     if problems is not None:  # only checking: nothing more to read, nothing to import
@@ -200,29 +201,34 @@ def _compile(
     :class:`_BadMatcher` at the first (None)."""
     kind = type(value)
     if kind in _SCALARS:
-        return Matcher("exact", value, value)
+        return _new(Matcher, ("exact", value, value, False))
     if kind is dict or isinstance(value, Mapping):
-        key = None if literal else matcher_key(value)
+        key = None
+        if not literal:
+            for k in value:  # a "$" key makes a matcher (matcher_key, inline)
+                if isinstance(k, str) and k[:1] == "$":
+                    key = k
+                    break
         if key is None:
-            members = {
-                k: _compile(v, None if path is None else _at(path, k), problems, literal)
-                for k, v in value.items()
-            }
-            return Matcher("object", MappingProxyType(members), value)
-        found, known = _node_problems(key, value)
+            members = {k: _compile(v, _at(path, k), problems, literal) for k, v in value.items()}
+            return _new(Matcher, ("object", MappingProxyType(members), value, False))
+        found: list[str] = []
+        known = True  # the common shapes below have nothing to check on the node itself
+        if len(value) != 1 or not (
+            key == "$optional" or (key == "$any" and type(value[key]) is list)
+        ):
+            found, known = _node_problems(key, value)
         if found:
             if problems is None:
                 raise _BadMatcher
             problems += [f"{path}: {p}" if path else p for p in found]
         if not known or (key == "$any" and not isinstance(value[key], list)):
-            return Matcher("exact", value, value)  # (checking only: it raised otherwise)
+            return Matcher("exact", value, value)  # (only when checking: it raised otherwise)
         return _matcher(key, value, path, problems)
     if kind is list or isinstance(value, tuple):
-        items = tuple(
-            _compile(v, _at(path, i, False), problems, literal) for i, v in enumerate(value)
-        )
-        return Matcher("array", items, value)
-    return Matcher("exact", value, value)
+        items = [_compile(v, _at(path, i, False), problems, literal) for i, v in enumerate(value)]
+        return _new(Matcher, ("array", tuple(items), value, False))
+    return _new(Matcher, ("exact", value, value, False))
 
 
 def compile_matchers(value: Any, *, literal: bool = False) -> Matcher:

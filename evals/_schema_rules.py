@@ -74,7 +74,7 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
         if not isinstance(props, Mapping):
             raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
         required = params.get("required") or ()  # JSON Schema names are strings
-        index[name] = Declared(props, [r if isinstance(r, str) else str(r) for r in required])
+        index[name] = Declared(props, list(map(str, required)))
     return index
 
 

@@ -13,10 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._call_diagnostics import ToolMatchResult, describe, diagnose, diagnostics, tool_match_result
+from ._call_diagnostics import (
+    ToolMatchResult,
+    describe,
+    diagnose,
+    diagnostics,
+    fits,
+    tool_match_result,
+)
 from ._calls import calls_from_message, collect_calls, last_message_calls
 from ._expected_calls import ExpectedCall, UnusableGroundTruth, expected_calls, ground_truth_calls
-from ._matchers import check_matchers, matches
+from ._matchers import check_matchers
 from ._messages import is_message, is_trajectory
 from ._pairing import pair
 from ._schema import match_function_call
@@ -26,7 +33,6 @@ __all__ = [
     "ARG_MODES",
     "NUMBER_MODES",
     "ORDER_MODES",
-    "arg_rule",
     "exact_tool_match_reward",
     "match_function_call",
     "tool_call_match",
@@ -35,8 +41,8 @@ __all__ = [
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 ARG_MODES = ("exact", "ignore", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
-# (generated arguments, expected call) -> whether the pair fits.
-ArgRule = Callable[[Any, ExpectedCall], bool]
+# (generated arguments, expected call, the pair's diagnosis) -> whether the pair fits.
+ArgRule = Callable[[Any, ExpectedCall, dict[str, Any]], bool]
 Override = str | Callable[[Any, Any], Any] | Mapping[str, Any]
 
 
@@ -45,44 +51,22 @@ def _check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") 
         raise ValueError(f"unknown {kind} mode {value!r}{where}; valid: {', '.join(valid)}")
 
 
-def arg_rule(mode: str, numeric: bool) -> ArgRule:
-    """The argument rule of a mode: ``subset``: every generated argument is expected with
-    an acceptable value; ``superset``: every expected argument (not ``$optional``) was
-    generated with an acceptable value. Arguments that are not objects: ``exact``.
-
-    >>> [e] = expected_calls([{"name": "f", "arguments": {"x": 1, "y": 2}}])
-    >>> arg_rule("subset", False)({"x": 1}, e), arg_rule("exact", False)({"x": 1}, e)
-    (True, False)
-    """
+def _mode_rule(mode: str) -> ArgRule:
+    """A built-in ``args`` mode: read from the pair's diagnosis (``fits``)."""
     _check_mode("args", mode, ARG_MODES)
-
-    def rule(g: Any, e: ExpectedCall) -> bool:
-        m = e.matcher
-        if mode == "ignore":
-            return True
-        if mode == "exact" or m.kind != "object" or not isinstance(g, Mapping):
-            return matches(g, m, numeric)
-        members = m.operand
-        if mode == "subset":
-            return all(k in members and matches(v, members[k], numeric) for k, v in g.items())
-        return all(  # superset
-            matches(g[k], member, numeric) if k in g else member.optional
-            for k, member in members.items()
-        )
-
-    return rule
+    return lambda g, e, d: fits(mode, d)
 
 
 def _custom_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
     """A user's ``(generated_args, expected_args) -> bool``, given the arguments as written."""
-    return lambda g, e: bool(fn(g, e.args))
+    return lambda g, e, d: bool(fn(g, e.args))
 
 
 def _rules(
-    args: str, numeric: bool, overrides: Mapping[str, Override] | None
+    args: str, overrides: Mapping[str, Override] | None
 ) -> tuple[ArgRule, dict[str, ArgRule], dict[str, Mapping[str, Any]]]:
     """The default rule, rules by tool name, and acceptable values by tool and argument."""
-    default = arg_rule(args, numeric)
+    default = _mode_rule(args)
     per_tool: dict[str, ArgRule] = {}
     values: dict[str, Mapping[str, Any]] = {}
     if overrides is not None and not isinstance(overrides, Mapping):
@@ -90,7 +74,7 @@ def _rules(
     for name, spec in (overrides or {}).items():
         if isinstance(spec, str):
             _check_mode("args", spec, ARG_MODES, f" (override for {name!r})")
-            per_tool[name] = arg_rule(spec, numeric)
+            per_tool[name] = _mode_rule(spec)
         elif isinstance(spec, Mapping):
             if problems := check_matchers(spec, f"arg_overrides.{name}"):
                 raise ValueError(problems[0])
@@ -154,8 +138,9 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     for k in range(max(n, m)):
         g = generated[k] if k < n else None
         e = expected[k] if k < m else None
-        ok = g is not None and e is not None and g.name == e.name and matches(g.args, e.matcher)
-        calls.append(diagnose(None if e is None else k, e, None if g is None else k, g, ok, False))
+        d = diagnose(None if e is None else k, e, None if g is None else k, g, False, False)
+        d["matched"] = g is not None and e is not None and g.name == e.name and fits("exact", d)
+        calls.append(d)
     matched = sum(d["matched"] for d in calls)
     if n == m == matched:
         reason = f"all {n} tool call(s) match" if n else "no tool calls expected and none made"
@@ -219,7 +204,7 @@ def tool_call_match(
     _check_mode("order", order, ORDER_MODES)
     _check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
-    default_rule, per_tool, values = _rules(args, numeric, arg_overrides)
+    default_rule, per_tool, values = _rules(args, arg_overrides)
     if type(schema) is not list and schema == "row":
         raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
     modes = (order, args, numbers)
@@ -230,19 +215,24 @@ def tool_call_match(
     except UnusableGroundTruth as exc:
         return tool_match_result(0.0, str(exc), (len(gen), 0, 0), [], notes, modes)
     broken = [None] * len(gen) if schema is None else schema_problems(schema, gen, exp)
-    ok = [
-        [
-            problem is None and g.name == e.name and per_tool.get(e.name, default_rule)(g.args, e)
-            for e in exp
-        ]
-        for g, problem in zip(gen, broken, strict=True)
-    ]
+    # Each same-named pair is diagnosed once: the rule reads the diagnosis, the report too.
+    diagnosed: dict[tuple[int, int], dict[str, Any]] = {}
+    ok = []
+    for i, g in enumerate(gen):
+        row = []
+        for j, e in enumerate(exp):
+            fit = False
+            if g.name == e.name:
+                d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
+                fit = broken[i] is None and per_tool.get(e.name, default_rule)(g.args, e, d)
+            row.append(fit)
+        ok.append(row)
     partner = pair(ok, len(exp), order == "strict")
     k = len(partner)
     passed = {"subset": k == len(gen), "superset": k == len(exp)}.get(
         order, k == len(gen) == len(exp)
     )
-    calls = diagnostics(gen, exp, partner, ok, numeric)
+    calls = diagnostics(gen, exp, partner, ok, diagnosed)
     for d in calls:  # a call breaking its tool's schema pairs with nothing: say why
         problem = None if d["generated_index"] is None else broken[d["generated_index"]]
         if problem is not None:

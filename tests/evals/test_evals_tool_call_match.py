@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from agentloop.evals import exact_tool_match_reward, tool_call_match
+from agentloop.evals._call_diagnostics import diagnose, fits
+from agentloop.evals._calls import Call
 from agentloop.evals._expected_calls import expected_calls
-from agentloop.evals._tool_match import arg_rule
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
@@ -86,8 +87,8 @@ def greedy_pairing(ok: list[list[bool]]) -> int:
     """First-fit pairing: what a naive implementation would do."""
     taken: set[int] = set()
     for row in ok:
-        for j, fits in enumerate(row):
-            if fits and j not in taken:
+        for j, fit in enumerate(row):
+            if fit and j not in taken:
                 taken.add(j)
                 break
     return len(taken)
@@ -96,8 +97,9 @@ def greedy_pairing(ok: list[list[bool]]) -> int:
 def test_bipartite_matching_beats_greedy() -> None:
     generated = [c("A", x=1), c("A", x=1, y=2)]
     expected = [c("A", x=1, y=2), c("A", x=1)]
-    rule = arg_rule("subset", False)
-    ok = [[rule(g["arguments"], e) for e in expected_calls(expected)] for g in generated]
+    calls = [Call(g["name"], g["arguments"]) for g in generated]
+    ok = [[fits("subset", diagnose(0, e, 0, g, False, False)) for e in expected_calls(expected)]
+          for g in calls]  # fmt: skip
     assert greedy_pairing(ok) == 1  # greedy takes expected 0 for generated 0 and is stuck
     result = tool_call_match(generated, expected, order="unordered", args="subset")
     assert result.score == 1.0 and result.details.matched_count == 2
