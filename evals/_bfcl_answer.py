@@ -6,11 +6,8 @@ lists ``""``; a plain value; ``$literal``) becomes BFCL's list of acceptable val
 answer maps each key to such a list again.
 
 The checker reads one parameter at a time, as it needs it, and nothing is remembered
-between calls: a ground truth edited in place is read as it is now. A value compared
-with a scalar needs no conversion (a dict or list answer never equals a scalar), so
-the common shapes are read as written. A matcher BFCL has no rule for fails the
-ground truth where it is read: at the top of a parameter, always; inside an
-acceptable dict or list, when a dict or list argument is compared with it.
+between calls: a ground truth edited in place is read as it is now. A matcher BFCL has
+no rule for fails the ground truth whenever its parameter is read.
 """
 
 from __future__ import annotations

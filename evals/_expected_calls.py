@@ -14,6 +14,11 @@ from ._matchers import Matcher, compile_matchers
 __all__ = ["ExpectedCall", "UnusableGroundTruth", "expected_calls", "ground_truth_calls"]
 
 
+# Keys that make an object a ground truth, a message or a call (anything else holds no call).
+_CALL_KEYS = frozenset(("tool_calls", "role", "content", "function", "name", "arguments", "args",
+                        "parameters"))  # fmt: skip
+
+
 class ExpectedCall(NamedTuple):
     """One expected call: its name, its arguments as written and compiled."""
 
@@ -79,8 +84,17 @@ def expected_calls(
     >>> [(e.name, e.matcher.kind) for e in expected_calls([{"name": "f", "arguments": {}}])]
     [('f', 'object')]
     """
+    if isinstance(expected, str):  # JSON of any shape below
+        try:
+            expected = json.loads(expected)
+        except (ValueError, RecursionError):
+            raise UnusableGroundTruth(
+                f"unusable ground truth: a string that is not JSON: {expected[:100]!r}"
+            ) from None
     if type(expected) is list and all(type(c) is Call for c in expected):
         calls = expected
+    elif isinstance(expected, Mapping) and not _CALL_KEYS.intersection(expected):
+        calls = []  # an object with no call in it ({}, {"answer": ...}): nothing expected
     else:
         notes: list[str] = []
         calls = _usable(collect_calls(expected, notes, "ground truth"), notes)

@@ -276,3 +276,17 @@ def test_an_unusable_ground_truth_is_an_error_with_a_reason_in_both_rewards(
         assert result.score == 0.0
         assert result.reason == f"unusable {problem}"
         assert result.details.expected_count == 0
+
+
+@pytest.mark.parametrize("truth", [None, {}, {"answer": "Paris"}, "{}", {"tool_calls": []}])
+def test_a_ground_truth_without_calls_expects_none(truth: Any) -> None:
+    reply = [{"role": "assistant", "content": "Paris"}]
+    for result in (exact_tool_match_reward(reply, truth), tool_call_match(reply, truth)):
+        assert (result.score, result.details.expected_count) == (1.0, 0), result.reason
+    assert tool_call_match([W], truth).score == 0.0
+
+
+def test_a_ground_truth_string_that_is_not_json_is_unusable() -> None:
+    reply = [{"role": "assistant", "content": "Paris"}]
+    for result in (exact_tool_match_reward(reply, "{oops"), tool_call_match(reply, "{oops")):
+        assert result.score == 0.0 and "not JSON" in result.reason
