@@ -44,17 +44,25 @@ def ground_truth_calls(ground_truth: Any) -> list[Call]:
     """
     if ground_truth is None:
         return []
-    if isinstance(ground_truth, str):
-        try:
-            ground_truth = json.loads(ground_truth)
-        except (ValueError, RecursionError):
-            raise UnusableGroundTruth(
-                f"Ground truth is a string that is not JSON: {ground_truth[:100]!r}"
-            ) from None
+    ground_truth = _decoded(ground_truth)
     if not isinstance(ground_truth, Mapping):
-        raise UnusableGroundTruth(f"Ground truth is a {type(ground_truth).__name__}, not a dict")
+        raise UnusableGroundTruth(
+            f"unusable ground truth: a {type(ground_truth).__name__}, not a dict"
+        )
     notes: list[str] = []
     return _usable(calls_from_items(ground_truth.get("tool_calls"), notes, "ground truth"), notes)
+
+
+def _decoded(value: Any) -> Any:
+    """A ground truth given as JSON text, decoded; any other value as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        raise UnusableGroundTruth(
+            f"unusable ground truth: a string that is not JSON: {value[:100]!r}"
+        ) from None
 
 
 def _usable(calls: list[Call], notes: list[str]) -> list[Call]:
@@ -84,13 +92,7 @@ def expected_calls(
     >>> [(e.name, e.matcher.kind) for e in expected_calls([{"name": "f", "arguments": {}}])]
     [('f', 'object')]
     """
-    if isinstance(expected, str):  # JSON of any shape below
-        try:
-            expected = json.loads(expected)
-        except (ValueError, RecursionError):
-            raise UnusableGroundTruth(
-                f"unusable ground truth: a string that is not JSON: {expected[:100]!r}"
-            ) from None
+    expected = _decoded(expected)  # JSON of any shape below
     if type(expected) is list and all(type(c) is Call for c in expected):
         calls = expected
     elif isinstance(expected, Mapping) and not _CALL_KEYS.intersection(expected):
