@@ -18,6 +18,8 @@ verdicts, both reasons) and ``summary.json`` under ``--out``. Target: >= 99.9% o
 (BFCL's worker with ``--time``, agentloop's in this one), K alternating trials, and
 prints the best µs per case of each and the ratio; also agentloop's general
 ``tool_call_match(order="unordered", schema=row tools)`` on the same messages and rows.
+A regression guard: with ``--speed-only`` (what ``make bench`` runs) the exit status is
+1 when any agentloop figure takes more than 2x BFCL's time per case on the same input.
 
 Run: ``make bfcl-agreement`` or ``.venv/bin/python bench/bfcl_agreement.py [--categories
 a,b] [--limit N] [--mode fc|prompt] [--speed K [--speed-only]] [--out DIR]``
@@ -93,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     (out / "cases").mkdir(parents=True, exist_ok=True)
     if args.speed_only:
-        speed(categories, out, data, args.speed or 3, args.mode, args.limit)
-        return 0
+        timed = speed(categories, out, data, args.speed or 3, args.mode, args.limit)
+        return 0 if timed["within_guard"] else 1
     by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     by_pert: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     disagreements: list[dict[str, Any]] = []
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.speed:
         summary["speed"] = speed(categories, out, data, args.speed, args.mode, args.limit)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return 0  # the speed guard is printed (and in summary.json); --speed-only exits on it
 
 
 if __name__ == "__main__":

@@ -28,12 +28,14 @@ from agentloop.benchmarks._bfcl_data import bfcl_rows
 __all__ = ["machine", "speed"]
 
 _KEYS = ("verdict", "decoded", "match")
+GUARD = 2.0  # at most this many times BFCL's time per case, on the same input
 
 
 def speed(
     categories: list[str], out: Path, data: Path, trials: int, mode: str, limit: int | None
 ) -> dict[str, Any]:
-    """Best-of-K µs/case on the canonical cases, each checker in its own process, alternating."""
+    """Best-of-K µs/case on the canonical cases, each checker in its own process, alternating;
+    ``within_guard``: every agentloop figure within ``GUARD`` times BFCL's."""
     canon = [
         c
         for cat in categories
@@ -79,6 +81,11 @@ def speed(
     )
     for label, key, reference in lines:
         print(f"    {label}: {us[key]:8.1f} µs/case (x{us[key] / reference:.2f})")
+    # The regression guard: each of agentloop's checkers within 2x BFCL's time on its input.
+    worst = max(us[key] / reference for _label, key, reference in lines)
+    result["within_guard"] = worst <= GUARD
+    verdict = "ok" if result["within_guard"] else "FAILED"
+    print(f"  guard: every ratio <= {GUARD:.0f}x BFCL's: {verdict} (worst x{worst:.2f})")
     return result
 
 

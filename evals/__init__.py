@@ -7,9 +7,9 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._bfcl import bfcl_answer, bfcl_verdict
-from ._compare import ARG_MODES, values_equal
 from ._deprecated import composite_function_call_reward, llm_judge_reward, schema_jaccard_reward
 from ._env import env_response_match, env_state_match, first_difference
+from ._json_identity import values_equal
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -29,7 +29,7 @@ from ._registry import (
     reward_entry,
     score_sample,
 )
-from ._results import (
+from ._result_models import (
     AnswerScore,
     BfclDetails,
     CallDiagnostic,
@@ -42,6 +42,7 @@ from ._results import (
 from ._schema import STRICTNESS_MODES, match_function_call
 from ._schema_rules import schema_problem
 from ._tool_match import (
+    ARG_MODES,
     NUMBER_MODES,
     ORDER_MODES,
     exact_tool_match_reward,

@@ -13,43 +13,25 @@ a correct reordering; here pairing is maximum bipartite matching.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from ._bfcl_answer import Unsupported, bfcl_answer
 from ._bfcl_check import Failure, check_call
 from ._calls import Call, collect_calls
-from ._compare import max_matching
-from ._results import BfclDetails, RewardResult, trusted
+from ._pairing import pair
+from ._result_models import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
 
 BfclResult = RewardResult[BfclDetails]
-_new_call = tuple.__new__  # Call(...) runs a Python-level __new__; this is the C one
 _UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "format_sensitivity")
 
 
 def _expected(ground_truth: Any) -> list[Call]:
-    """The expected calls; their arguments are read as the check needs them.
-
-    Read on every call: remembering them per ground-truth object was stale after an edit
-    in place, and proving an object unchanged (a kept copy) cost more than it saved."""
-    raw = ground_truth.get("tool_calls") if type(ground_truth) is dict else None
-    if type(raw) is list and len(ground_truth) == 1:  # the form the converter writes
-        exp = []
-        for item in raw:
-            function = item.get("function") if type(item) is dict else None
-            if type(function) is not dict:
-                break
-            name, args = function.get("name"), function.get("arguments")
-            if type(name) is not str or type(args) is not dict:
-                break
-            exp.append(_new_call(Call, (name, args)))
-        else:
-            return exp
+    """The expected calls, read afresh on every call (so an edit in place counts)."""
     exp = collect_calls(ground_truth, [], "expected")
-    for e in exp:
-        if type(e.args) is not dict and not isinstance(e.args, dict):
-            raise Unsupported("expected arguments are not an object")
+    if any(not isinstance(e.args, dict) for e in exp):
+        raise Unsupported("expected arguments are not an object")
     return exp
 
 
@@ -79,20 +61,14 @@ def _doc(docs: list[Any], name: str, fallback: bool) -> Any:
     return first if fallback else None
 
 
-# Category -> (relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel).
-_KINDS: dict[str, tuple[int, bool, bool]] = {}
-
-
 def _kind(category: Any) -> tuple[int, bool, bool]:
+    """(relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel) of a category."""
     if not isinstance(category, str) or not category:
         raise ValueError("bfcl_verdict: no category (metadata.bfcl_category or category=)")
     if any(part in category for part in _UNSUPPORTED):
         raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
     relevance = 1 if "irrelevance" in category else 2 if "relevance" in category else 0
-    kind = relevance, "multiple" in category, "parallel" in category
-    if len(_KINDS) < 256:
-        _KINDS[category] = kind
-    return kind
+    return relevance, "multiple" in category, "parallel" in category
 
 
 def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
@@ -109,9 +85,9 @@ def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
 def _result(
     score: float, reason: str, category: str, error: str, n_gen: int, n_exp: int
 ) -> BfclResult:
-    details = trusted(BfclDetails, {"category": category, "error_type": error,
-                                    "generated_count": n_gen, "expected_count": n_exp})  # fmt: skip
-    return trusted(BfclResult, {"score": score, "reason": reason, "details": details})
+    details = {"category": category, "error_type": error, "generated_count": n_gen,
+               "expected_count": n_exp}  # fmt: skip
+    return BfclResult.model_validate({"score": score, "reason": reason, "details": details})
 
 
 def bfcl_verdict(
@@ -142,19 +118,12 @@ def bfcl_verdict(
     """
     metadata = metadata or {}
     category = category or metadata.get("bfcl_category")
-    kind = _KINDS.get(category) if type(category) is str else None
-    if kind is None:
-        kind = _kind(category)
-    category = cast(str, category)  # _kind raised unless it is one
-    relevance, multiple, parallel = kind
+    relevance, multiple, parallel = _kind(category)
+    assert isinstance(category, str)  # _kind raised otherwise
     gen = collect_calls(trajectory, [], "generated")
     if relevance:
         # BFCL decodes the whole reply: one call it cannot decode means no call at all.
-        decoded = bool(gen)
-        for c in gen:
-            if not isinstance(c.args, dict):
-                decoded = False
-                break
+        decoded = bool(gen) and all(isinstance(c.args, dict) for c in gen)
         want_call = relevance == 2
         score = 1.0 if decoded == want_call else 0.0
         said = f"{len(gen)} call(s) made" if decoded else "no decodable call made"
@@ -190,33 +159,13 @@ def _ast_verdict(
             return _result(1.0, f"{category}: the call passes", category, "", 1, len(exp))
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
         return _result(0.0, reason, category, failure[0], len(gen), len(exp))
-    # BFCL's greedy pass first (it settles almost every case, in fewer checks); only
-    # when it fails, maximum matching, which also passes what greedy pairing misses.
     exp_docs = [_doc(docs, e.name, False) for e in exp]  # once per expected call, as BFCL
-    taken: set[int] = set()
-    for e, doc in zip(exp, exp_docs, strict=True):
-        found = None
-        for i, g in enumerate(gen):
-            if i not in taken and _check(g, e, doc) is None:
-                found = i
-                break
-        if found is None:
-            break
-        taken.add(found)
-    if len(taken) == len(exp):
-        return _passed_in_any_order(category, len(gen), len(exp))
-    adjacency = [
-        [j for j, e in enumerate(exp) if _check(g, e, exp_docs[j]) is None] for g in gen
-    ]
-    partner = max_matching(adjacency, len(exp))
-    if all(j >= 0 for j in partner):
-        return _passed_in_any_order(category, len(gen), len(exp))
+    ok = [[_check(g, e, doc) is None for e, doc in zip(exp, exp_docs, strict=True)] for g in gen]
+    partner = pair(ok, len(exp), strict=False)  # expected -> generated
+    if len(partner) == len(exp):
+        reason = f"{category}: all {len(exp)} calls pass, paired without order"
+        return _result(1.0, reason, category, "", len(gen), len(exp))
     return _parallel_failure(category, gen, exp, exp_docs, partner)
-
-
-def _passed_in_any_order(category: str, n_gen: int, n_exp: int) -> BfclResult:
-    reason = f"{category}: all {n_exp} calls pass, paired without order"
-    return _result(1.0, reason, category, "", n_gen, n_exp)
 
 
 def _parallel_failure(
@@ -224,12 +173,11 @@ def _parallel_failure(
     gen: list[Call],
     exp: list[Call],
     exp_docs: list[Any],
-    partner: list[int],
+    partner: dict[int, int],
 ) -> BfclResult:
     """Name an expected call nothing could pair with, and why its best candidate failed."""
-    paired = set(partner)
-    j = next(j for j in range(len(exp)) if j not in paired)
-    free = [i for i, p in enumerate(partner) if p < 0]
+    j = next(j for j in range(len(exp)) if j not in partner)
+    free = [i for i in range(len(gen)) if i not in partner.values()]
     same = [i for i in free if gen[i].name == exp[j].name] or free
     i = same[0]
     failure = _check(gen[i], exp[j], exp_docs[j]) or ("", "pairing conflict")

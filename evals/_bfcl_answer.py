@@ -6,11 +6,8 @@ lists ``""``; a plain value; ``$literal``) becomes BFCL's list of acceptable val
 answer maps each key to such a list again.
 
 The checker reads one parameter at a time, as it needs it, and nothing is remembered
-between calls: a ground truth edited in place is read as it is now. A value compared
-with a scalar needs no conversion (a dict or list answer never equals a scalar), so
-the common shapes are read as written. A matcher BFCL has no rule for fails the
-ground truth where it is read: at the top of a parameter, always; inside an
-acceptable dict or list, when a dict or list argument is compared with it.
+between calls: a ground truth edited in place is read as it is now. A matcher BFCL has
+no rule for fails the ground truth whenever its parameter is read.
 """
 
 from __future__ import annotations
@@ -18,26 +15,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._matcher_rules import SCALARS, matcher_key
+from ._matchers import matcher_key
 
-__all__ = ["Unsupported", "bfcl_answer", "may_omit", "options", "scalar_options"]
+__all__ = ["Unsupported", "bfcl_answer", "options"]
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 class Unsupported(ValueError):
     """A ground truth BFCL's checker has no rule for."""
 
 
-_NONE = object()
-
-
 def options(value: Any, top: bool = True) -> list[Any]:
     """A parameter's ground truth as BFCL's list of acceptable values; ``top``: a
     parameter's (whose dict answers hold lists again), else a dict member's (plain)."""
-    kind = type(value)
-    if kind in SCALARS:
+    if type(value) in _SCALARS:
         return [value]
-    if kind is dict and len(value) == 1 and "$optional" in value:
-        return [*options(value["$optional"], top), ""]
     key = matcher_key(value)
     if key is None:
         return [_answer(value) if top else value]
@@ -48,38 +42,6 @@ def options(value: Any, top: bool = True) -> list[Any]:
     if key == "$literal":
         return [value[key]]
     raise Unsupported(f"BFCL's checker has no rule like {key}")
-
-
-def scalar_options(spec: Any) -> list[Any]:
-    """The acceptable values as compared with a scalar (a str, number, bool or None):
-    for the common shapes, the list as written (not to be changed). A dict or list
-    answer never equals a scalar, so they are not converted (nor their members read)."""
-    if type(spec) is dict and len(spec) == 1:
-        values = spec.get("$any", _NONE)
-        if type(values) is list:
-            return values
-        inner = spec.get("$optional", _NONE)
-        if type(inner) is dict and len(inner) == 1 and type(values := inner.get("$any")) is list:
-            return [*values, ""]
-    elif type(spec) in SCALARS:
-        return [spec]
-    return options(spec)
-
-
-def may_omit(spec: Any) -> bool:
-    """Whether ``""`` is among the acceptable values (the parameter may be left out)."""
-    if type(spec) is dict and len(spec) == 1:
-        inner = spec.get("$optional", _NONE)
-        if type(inner) in SCALARS or (
-            type(inner) is dict and len(inner) == 1 and type(inner.get("$any")) is list
-        ):
-            return True
-        values = spec.get("$any")
-        if type(values) is list:
-            return "" in values
-    elif type(spec) in SCALARS:
-        return spec == ""
-    return "" in options(spec)  # raises on a matcher BFCL has no rule for
 
 
 def _plain(value: Any) -> Any:

@@ -14,11 +14,10 @@ now, one lookup per argument, as BFCL's checker reads them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
-from ._bfcl_answer import SCALARS, may_omit, scalar_options
 from ._bfcl_answer import options as answer_options
-from ._matcher_rules import bfcl_normalize as _norm
+from ._matchers import bfcl_normalize as _norm
 
 __all__ = ["Failure", "check_call"]
 
@@ -145,34 +144,17 @@ def _list_of_dicts(param: str, value: list[Any], options: list[Any]) -> Failure 
     return failure
 
 
-Rule = tuple[str, type | None, type | None]  # BFCL type name, its Python type, items'
-# By type name (and items' type name): names, not docs, so nothing goes stale.
-_RULES: dict[Any, Rule] = {
-    name: (_ALIASES.get(name, name), _PY_TYPES.get(_ALIASES.get(name, name)), None)
-    for name in (*_PY_TYPES, *_ALIASES)
-    if name not in ("array", "tuple")
-}
-
-
-def _rule(details: Any) -> Rule:
+def _rule(details: Any) -> tuple[str, type | None, type | None]:
     """A parameter's BFCL type name, its Python type and its items' type."""
-    if type(details) is not dict:
-        details = details if isinstance(details, Mapping) else {}
-    desc = details.get("type")
-    rule = _RULES.get(desc) if type(desc) is str else None
-    if rule is not None:
-        return rule
-    desc = str(desc)
-    items = details.get("items") if desc in ("array", "tuple") else None
-    inner = str(items.get("type")) if type(items) is dict or isinstance(items, Mapping) else ""
-    rule = _RULES.get((desc, inner))
-    if rule is None:
-        name = _ALIASES.get(desc, desc)
-        nested = _PY_TYPES.get(_ALIASES.get(inner, inner)) if name in ("array", "tuple") else None
-        rule = (name, _PY_TYPES.get(name), nested)
-        if len(_RULES) < 1024:  # type names are few; odd docs could invent many
-            _RULES[desc, inner] = rule
-    return rule
+    details = details if type(details) is dict or isinstance(details, Mapping) else {}
+    desc = str(details.get("type"))
+    name = _ALIASES.get(desc, desc)
+    nested = None
+    if name in ("array", "tuple"):
+        items = details.get("items")
+        inner = str(items.get("type")) if isinstance(items, Mapping) else ""
+        nested = _PY_TYPES.get(_ALIASES.get(inner, inner))
+    return name, _PY_TYPES.get(name), nested
 
 
 def _not_among(param: str, value: Any, options: list[Any]) -> str:
@@ -194,7 +176,7 @@ def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -
     >>> check_call(doc, {"x": 10, "y": 1}, truth)
     ('simple_function_checker:unexpected_param', "unexpected parameter 'y'")
     """
-    if type(args) is not dict and not isinstance(args, dict):
+    if not isinstance(args, dict):
         return "ast_decoder:decoder_failed", "arguments are not a JSON object"
     params = doc.get("parameters") or {}
     properties = params.get("properties") or {}
@@ -208,33 +190,13 @@ def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -
         spec = expected.get(param, _NONE)
         if spec is _NONE or param not in properties:
             return "simple_function_checker:unexpected_param", f"unexpected parameter {param!r}"
-        details = properties[param]
-        name = details.get("type") if type(details) is dict else None
-        rule = _RULES.get(name) if type(name) is str else None
-        desc, kind, nested = rule if rule is not None else _rule(details)
-        vtype = type(value)
-        if vtype not in SCALARS:
-            failure = _check_value(param, value, answer_options(spec), desc, kind, nested)
-            if failure is not None:
-                return failure
-            continue
-        accepted = scalar_options(spec)
-        if vtype is kind:  # the common cases, inline
-            if value in accepted:  # equal: passes as a string, a value or a variable
-                continue
-            first = accepted[0] if accepted else None
-            if vtype is str and (
-                (type(first) is str and first != "") or _answer_type(accepted) in (str, None)
-            ):  # a string, not a variable: BFCL compares it normalised
-                if not _string(cast(str, value), accepted):
-                    return "value_error:string", _not_among(param, value, accepted)
-                continue
-        failure = _check_value(param, value, accepted, desc, kind, nested)
+        desc, kind, nested = _rule(properties[param])
+        failure = _check_value(param, value, answer_options(spec), desc, kind, nested)
         if failure is not None:
             return failure
     if len(expected) > len(args):  # every argument is among the expected ones by now
         for param, spec in expected.items():
-            if param not in args and not may_omit(spec):
+            if param not in args and "" not in answer_options(spec):
                 return "simple_function_checker:missing_optional", (
                     f"parameter {param!r} is missing and not optional"
                 )

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._arg_rules import schema_rules
 from ._bfcl import bfcl_verdict
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._registry import register_reward
-from ._results import RewardResult
+from ._result_models import RewardResult
+from ._schema_rules import schema_index
 from ._tool_match import exact_tool_match_reward, tool_call_match
 
 __all__: list[str] = []
@@ -78,7 +78,8 @@ def _check_match(params: dict[str, Any]) -> None:
     if params.get("schema") == "row":
         params = {**params, "schema": None}
     tool_call_match([], [], **params)
-    schema_rules(params.get("schema"))  # every tool of a fixed schema, not only called ones
+    if params.get("schema") is not None:  # every tool of a fixed schema, not only called ones
+        schema_index(params["schema"])
 
 
 register_reward("qa_f1_reward", _qa)

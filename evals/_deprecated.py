@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ._report import ToolMatchResult
+from ._call_diagnostics import ToolMatchResult
 from ._tool_match import exact_tool_match_reward
 
 __all__ = ["composite_function_call_reward", "llm_judge_reward", "schema_jaccard_reward"]

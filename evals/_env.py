@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._registry import register_reward
-from ._results import RewardResult
+from ._result_models import RewardResult
 
 __all__ = ["env_response_match", "env_state_match", "first_difference"]
 

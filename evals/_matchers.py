@@ -1,13 +1,11 @@
 """Acceptable values in ground truth: ``{"$any": [...]}`` and the other matchers.
 
-In expected arguments, a JSON object with exactly one key starting with ``$`` (plus
-parameter keys without one) is a matcher; every other value means "exactly this".
-:func:`check_matchers` lists what is wrong with a value (for line-level dataset
-checks); :func:`compile_matchers` turns it into a tree :func:`matches` reads, once
-per comparison. A value without matchers compiles to itself and compares through
-``values_equal``; so do BFCL's common shapes, ``{"$any": [plain values]}`` and
-``{"$optional": plain value or such an $any}``: :func:`matches` reads those in place,
-which costs less than building a matcher for every argument of every ground truth.
+In expected arguments, a JSON object with a key starting with ``$`` (plus parameter keys
+without one) is a matcher; every other value means "exactly this". An expected value is
+compiled once into one immutable :class:`Matcher` tree (:func:`compile_matchers`), and
+one function reads it (:func:`matches`). :func:`check_matchers` lists every problem of a
+value with its path (for dataset checks); compiling applies the same rules, in the same
+walk, and raises at the first problem.
 """
 
 from __future__ import annotations
@@ -17,40 +15,122 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
-from ._equal import values_equal
-from ._matcher_rules import (
-    MATCHERS,
-    NORMALIZERS,
-    SCALARS,
-    bfcl_normalize,
-    check_matchers,
-    has_matchers,
-    is_number,
-    matcher_key,
-    node_problems,
-    read_in_place,
-)
+from ._json_identity import kind_of, values_equal
 
 __all__ = [
-    "COMPILED",
     "MATCHERS",
     "NORMALIZERS",
     "Matcher",
     "bfcl_normalize",
     "check_matchers",
-    "compile_arguments",
     "compile_matchers",
-    "has_matchers",
-    "is_optional",
+    "matcher_key",
     "matches",
-    "object_matches",
 ]
 
+# BFCL's standardize_string: drop spaces and , . / - _ * ^, lower-case, ' -> ".
+_BFCL_DROP = str.maketrans("", "", " ,./-_*^")
 
-def _close(value: Any, numeric: bool, *, want: float, rel: float, abs_: float) -> bool:
-    return is_number(value) and math.isclose(value, want, rel_tol=rel, abs_tol=abs_)
+
+def bfcl_normalize(text: str) -> str:
+    """BFCL's string rule: remove spaces and ``, . / - _ * ^``, lower-case, ``'`` -> ``"``.
+
+    >>> bfcl_normalize("New York, NY"), bfcl_normalize("it's")
+    ('newyorkny', 'it"s')
+    """
+    return text.translate(_BFCL_DROP).lower().replace("'", '"')
+
+
+NORMALIZERS: dict[str, Callable[[str], str]] = {"bfcl": bfcl_normalize}
+# Matcher key -> the parameter keys it accepts (None: any, passed to the function).
+MATCHERS: dict[str, frozenset[str] | None] = {
+    "$any": frozenset(),
+    "$optional": frozenset(),
+    "$regex": frozenset(),
+    "$approx": frozenset({"abs", "rel"}),
+    "$normalized": frozenset({"normalizer"}),
+    "$match": None,
+    "$literal": frozenset(),
+}
+_IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
+class Matcher(NamedTuple):
+    """An expected value compiled: what :func:`matches` reads.
+
+    ``kind`` says how ``operand`` is read: ``exact`` (a value, compared by
+    ``values_equal``), ``object`` (member matchers by key), ``array`` (item matchers),
+    ``any`` (option matchers), ``one_of`` (scalar options, compared by ``values_equal``),
+    ``regex`` (a compiled pattern), ``approx`` (number, rel, abs), ``normalized``
+    (normaliser, normalised string) or ``match`` (function, parameters). ``$optional``
+    compiles to its operand's matcher, marked ``optional``.
+    """
+
+    kind: str
+    operand: Any
+    source: Any
+    """The value as written (shown in reasons)."""
+    optional: bool = False
+    """May be left out as an object member."""
+
+    def __repr__(self) -> str:
+        return repr(self.source)
+
+
+def matcher_key(value: Any) -> str | None:
+    """The ``$`` key of a matcher object, or None for a plain value."""
+    if type(value) is dict or isinstance(value, Mapping):
+        for key in value:
+            if isinstance(key, str) and key[:1] == "$":
+                return key
+    return None
+
+
+def _is_number(x: Any) -> bool:
+    return kind_of(x) in ("int", "float")
+
+
+def _node_problems(key: str, spec: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """What is wrong with one matcher object itself, and whether it is a known matcher
+    (so that its operands are worth reading too)."""
+    dollars = [k for k in spec if isinstance(k, str) and k[:1] == "$"] if len(spec) > 1 else []
+    if len(dollars) > 1:
+        return [f"more than one matcher key {dollars} (use $literal for a plain dict)"], False
+    if key not in MATCHERS:
+        return [f"unknown matcher {key!r}; valid: {', '.join(MATCHERS)}"], False
+    out: list[str] = []
+    allowed = MATCHERS[key]
+    if len(spec) > 1 and allowed is not None and (extra := sorted(set(spec) - allowed - {key})):
+        out.append(f"{key} takes no parameter(s) {extra}")
+    operand = spec[key]
+    if key == "$any" and not isinstance(operand, list):  # empty: nothing acceptable (BFCL)
+        out.append("$any needs a list of values")
+    elif key == "$regex":
+        if not isinstance(operand, str):
+            out.append("$regex needs a pattern string")
+        else:
+            try:
+                re.compile(operand)
+            except re.error as exc:
+                out.append(f"$regex {operand!r} is not a valid pattern ({exc})")
+    elif key == "$approx":
+        if not _is_number(operand):
+            out.append("$approx needs a number")
+        for name in ("abs", "rel"):
+            if name in spec and not (_is_number(spec[name]) and spec[name] >= 0):
+                out.append(f"$approx {name} must be a number >= 0")
+    elif key == "$normalized":
+        if not isinstance(operand, str):
+            out.append("$normalized needs a string")
+        normalizer = spec.get("normalizer", "bfcl")
+        if normalizer not in NORMALIZERS:
+            out.append(f"unknown normalizer {normalizer!r}; valid: {', '.join(NORMALIZERS)}")
+    elif key == "$match" and not (isinstance(operand, str) and _IMPORT_PATH.fullmatch(operand)):
+        out.append(f"$match needs an import path 'package.module:function', got {operand!r}")
+    return out, True
 
 
 @lru_cache(maxsize=256)
@@ -65,232 +145,172 @@ def _resolve(path: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-_NO_PARAMS: Mapping[str, Any] = {}
+_new = tuple.__new__  # Matcher(...) runs a Python-level __new__ per node; this is the C one
 
 
-class Matcher:
-    """One compiled matcher: ``accepts(value, numeric)`` says whether a value is acceptable.
+class _BadMatcher(Exception):
+    """Compiling met a problem (:func:`check_matchers` then names it, with its path)."""
 
-    Built once per expected value and scored many times, so construction stays cheap:
-    only what a test needs is prepared (a compiled pattern, a normalised string).
-    """
 
-    __slots__ = ("key", "operand", "optional", "options", "params", "prepared", "spec")
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
-    def __init__(self, key: str, spec: Mapping[str, Any]) -> None:
-        self.key, self.spec = key, spec
-        self.params = _NO_PARAMS if len(spec) == 1 else {k: v for k, v in spec.items() if k != key}
-        operand = self.operand = spec[key]
-        self.optional = key == "$optional"
-        self.options: list[Any] | None = None  # $any/$optional: compiled options; None: plain
-        self.prepared: Any = None
-        if key == "$any" or key == "$optional":
-            raw = operand if key == "$any" else [operand]
-            for option in raw:
-                if type(option) not in SCALARS:
-                    self.options = [_compile(o) for o in raw]
+
+def _at(path: str | None, step: Any, member: bool = True) -> str | None:
+    """The path of a member or item when checking (None when compiling: nothing to name)."""
+    if path is None:
+        return None
+    return (f"{path}.{step}" if path else str(step)) if member else f"{path}[{step}]"
+
+
+def _matcher(
+    key: str, spec: Mapping[str, Any], path: str | None, problems: list[str] | None
+) -> Matcher:
+    """A well-formed matcher object compiled (its operands read with :func:`_compile`)."""
+    operand = spec[key]
+    if key == "$any":
+        for option in operand:
+            if type(option) not in _SCALARS:
+                break
+        else:  # BFCL's lists of acceptable values
+            return _new(Matcher, ("one_of", tuple(operand), spec, False))
+        options = [_compile(o, _at(path, f"$any[{i}]"), problems) for i, o in enumerate(operand)]
+        return _new(Matcher, ("any", tuple(options), spec, any(o.optional for o in options)))
+    if key == "$optional":  # the operand's matcher, which may be left out
+        inner = _compile(operand, _at(path, "$optional"), problems)
+        return _new(Matcher, (inner.kind, inner.operand, spec, True))
+    if key == "$literal":
+        return Matcher("exact", operand, spec)
+    if problems is not None:  # only checking: nothing more to read, nothing to import
+        return Matcher("exact", spec, spec)
+    params = {k: v for k, v in spec.items() if k != key}
+    if key == "$regex":
+        return Matcher("regex", re.compile(operand), spec)
+    if key == "$approx":
+        return Matcher("approx", (operand, params.get("rel", 1e-9), params.get("abs", 0.0)), spec)
+    if key == "$normalized":
+        norm = NORMALIZERS[params.get("normalizer", "bfcl")]
+        return Matcher("normalized", (norm, norm(operand)), spec)
+    return Matcher("match", (_resolve(operand), MappingProxyType(params)), spec)  # $match
+
+
+def _compile(
+    value: Any, path: str | None, problems: list[str] | None, literal: bool = False
+) -> Matcher:
+    """One walk: compiles ``value`` and checks each matcher as it reaches it, collecting
+    the problems (``problems``: a list; ``path``: where ``value`` is) or raising
+    :class:`_BadMatcher` at the first (None)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return _new(Matcher, ("exact", value, value, False))
+    if kind is dict or isinstance(value, Mapping):
+        key = None
+        if not literal:
+            for k in value:  # a "$" key makes a matcher (matcher_key, inline)
+                if isinstance(k, str) and k[:1] == "$":
+                    key = k
                     break
-            else:  # BFCL's lists of plain values
-                self.prepared = raw
-            if self.options is not None:
-                self.optional = self.optional or any(map(is_optional, self.options))
-        elif key == "$regex":
-            self.prepared = re.compile(operand)
-        elif key == "$approx":
-            self.prepared = (self.params.get("rel", 1e-9), self.params.get("abs", 0.0))
-        elif key == "$normalized":
-            norm = NORMALIZERS[self.params.get("normalizer", "bfcl")]
-            self.prepared = (norm, norm(operand))
-        elif key == "$match":
-            self.prepared = _resolve(operand)
-
-    def accepts(self, value: Any, numeric: bool) -> bool:
-        key, prepared = self.key, self.prepared
-        if key == "$any" or key == "$optional":
-            if self.options is None:
-                return any(values_equal(value, o, numeric) for o in prepared)
-            return any(matches(value, o, numeric) for o in self.options)
-        if key == "$regex":
-            return isinstance(value, str) and prepared.fullmatch(value) is not None
-        if key == "$approx":
-            return _close(value, numeric, want=self.operand, rel=prepared[0], abs_=prepared[1])
-        if key == "$normalized":
-            return isinstance(value, str) and prepared[0](value) == prepared[1]
-        if key == "$match":
-            return bool(prepared(value, **self.params))
-        return values_equal(value, self.operand, numeric)  # $literal
-
-    def __repr__(self) -> str:
-        return repr(dict(self.spec))
+        if key is None:
+            members = {k: _compile(v, _at(path, k), problems, literal) for k, v in value.items()}
+            return _new(Matcher, ("object", MappingProxyType(members), value, False))
+        found: list[str] = []
+        known = True  # the common shapes below have nothing to check on the node itself
+        if len(value) != 1 or not (
+            key == "$optional" or (key == "$any" and type(value[key]) is list)
+        ):
+            found, known = _node_problems(key, value)
+        if found:
+            if problems is None:
+                raise _BadMatcher
+            problems += [f"{path}: {p}" if path else p for p in found]
+        if not known or (key == "$any" and not isinstance(value[key], list)):
+            return Matcher("exact", value, value)  # (only when checking: it raised otherwise)
+        return _matcher(key, value, path, problems)
+    if kind is list or isinstance(value, tuple):
+        items = [_compile(v, _at(path, i, False), problems, literal) for i, v in enumerate(value)]
+        return _new(Matcher, ("array", tuple(items), value, False))
+    return _new(Matcher, ("exact", value, value, False))
 
 
-class _MatchDict(dict):  # type: ignore[type-arg]
-    """An object holding matchers somewhere inside (plain dicts compare faster)."""
-
-
-class _MatchList(list):  # type: ignore[type-arg]
-    """A list holding matchers somewhere inside."""
-
-
-# Types a compiled ground truth uses where matchers are: anything else is plain JSON.
-COMPILED = frozenset((Matcher, _MatchDict, _MatchList))
-
-
-def compile_matchers(value: Any) -> Any:
-    """``value`` ready for :func:`matches`: itself when it holds no matcher; ValueError
-    (one line, the first problem) on a bad matcher.
+def compile_matchers(value: Any, *, literal: bool = False) -> Matcher:
+    """``value`` compiled for :func:`matches`; ValueError (one line, the first problem) on
+    a bad matcher. ``literal``: ``$`` keys are plain keys (JSON identity, no matchers).
 
     >>> m = compile_matchers({"city": {"$normalized": "New York"}, "n": {"$optional": 1}})
     >>> matches({"city": "new-york"}, m), matches({"city": "NY", "n": 1}, m)
     (True, False)
     """
     try:
-        return _compile(value)
-    except _BadMatcher:  # rare: walk again for the problem's path and words
+        return _compile(value, None, None, literal)
+    except _BadMatcher:
         raise ValueError(check_matchers(value)[0]) from None
 
 
-class _BadMatcher(Exception):
-    pass
+def check_matchers(value: Any, where: str = "") -> list[str]:
+    """Problems with the matchers in ``value`` (a JSON value), each ``path: problem``.
 
-
-def _compile(value: Any) -> Any:
-    """One pass: checks each matcher as it builds it; plain parts come back as they are
-    (the same object), so a container is rebuilt only when something inside changed."""
-    kind = type(value)
-    if kind in SCALARS:
-        return value
-    if kind is list:
-        out = [v if type(v) in SCALARS else _compile(v) for v in value]
-        changed = any(_holds_matcher(c, v) for c, v in zip(out, value, strict=True))
-        return _MatchList(out) if changed else value
-    if kind is not dict and not isinstance(value, Mapping):
-        return value
-    if kind is dict and len(value) == 1:  # the common matchers, well formed as they are
-        if read_in_place(value):
-            return value  # read in place by matches()
-        if type(value.get("$any")) is list or "$optional" in value:
-            return Matcher(next(iter(value)), value)
-    key = matcher_key(value)
-    if key is not None:
-        if node_problems(key, value)[0]:
-            raise _BadMatcher
-        return Matcher(key, value)
-    members = {k: v if type(v) in SCALARS else _compile(v) for k, v in value.items()}
-    if any(_holds_matcher(members[k], v) for k, v in value.items()):
-        return _MatchDict(members)
-    return value
-
-
-def _holds_matcher(compiled: Any, value: Any) -> bool:
-    """Whether a member compiled to a matcher: a new object, or a plain $any/$optional
-    kept as it is (its container must then be read by :func:`matches`, not compared)."""
-    return compiled is not value or (
-        type(value) is dict and len(value) == 1 and ("$any" in value or "$optional" in value)
-    )
-
-
-def compile_arguments(args: dict[Any, Any]) -> dict[Any, Any]:
-    """An arguments object's members compiled: ``args`` itself when none changed (plain
-    values and plain $any/$optional), else a new dict. Read it with :func:`object_matches`.
-
-    >>> args = {"x": {"$any": [1, 2]}, "y": "a"}
-    >>> compile_arguments(args) is args, object_matches({"x": 2, "y": "a"}, args, False)
-    (True, True)
+    >>> check_matchers({"city": {"$anyy": ["Paris"]}}, "arguments")
+    ["arguments.city: unknown matcher '$anyy'; valid: $any, $optional, $regex, $approx, \
+$normalized, $match, $literal"]
+    >>> check_matchers({"n": {"$approx": "3"}, "s": {"$regex": "("}, "ok": [1, {"$any": [1]}]})
+    ['n: $approx needs a number', "s: $regex '(' is not a valid pattern (missing ), \
+unterminated subpattern at position 0)"]
     """
-    out = args
-    for key, value in args.items():
-        kind = type(value)
-        if kind in SCALARS:
-            continue
-        if kind is dict and len(value) == 1 and read_in_place(value):
-            continue
-        try:
-            compiled = _compile(value)
-        except _BadMatcher:
-            raise ValueError(check_matchers(args)[0]) from None
-        if compiled is not value:
-            if out is args:
-                out = dict(args)
-            out[key] = compiled
-    return out
-
-
-def is_optional(expected: Any) -> bool:
-    """True when an expected object member may be left out (``$optional``)."""
-    kind = type(expected)
-    if kind is dict:  # compiled: a plain $optional read in place, or a plain value
-        return len(expected) == 1 and "$optional" in expected
-    return kind is Matcher and expected.optional
-
-
-def object_matches(value: Any, expected: Mapping[Any, Any], numeric: bool) -> bool:
-    """A compiled expected object: every member acceptable or optional, nothing else."""
-    if type(value) is not dict and not isinstance(value, Mapping):
-        return False
-    present = 0
-    for key, want in expected.items():
-        got = value.get(key, _ABSENT)
-        if got is _ABSENT:
-            if not is_optional(want):
-                return False
-            continue
-        present += 1
-        kind = type(got)
-        if type(want) is kind and (kind is str or kind is int):
-            if got != want:  # the common plain leaf, inline
-                return False
-        elif type(want) is dict and len(want) == 1 and type(options := _options(want)) is list:
-            for option in options:  # BFCL's acceptable values, inline
-                if type(option) is kind and (kind is str or kind is int):
-                    if option == got:
-                        break
-                elif values_equal(got, option, numeric):
-                    break
-            else:
-                return False
-        elif not matches(got, want, numeric):
-            return False
-    return present == len(value)  # no member that is not expected
-
-
-_ABSENT = object()
-
-
-def _options(want: dict[Any, Any]) -> Any:
-    """The acceptable values of a one-key object read in place: a plain ``$any``, or one
-    inside ``$optional`` (None otherwise: a plain value, or ``$optional`` around one)."""
-    options = want.get("$any")
-    if options is None and type(inner := want.get("$optional")) is dict and len(inner) == 1:
-        return inner.get("$any")
-    return options
+    problems: list[str] = []
+    _compile(value, where, problems)
+    return problems
 
 
 def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
-    """Whether ``value`` is acceptable for a compiled ``expected``; plain values compare
-    by ``values_equal`` (``numeric``: ``1 == 1.0``).
+    """Whether ``value`` is acceptable for ``expected`` (a :class:`Matcher`, or a value it
+    compiles first); plain values compare by ``values_equal`` (``numeric``: ``1 == 1.0``).
 
     >>> matches([1, "x"], compile_matchers([{"$any": [1, 2]}, {"$regex": "[a-z]"}]))
     True
+    >>> matches({"x": 1}, {"x": {"$optional": 2}}), matches({}, {"x": {"$optional": 2}})
+    (False, True)
     """
-    kind = type(expected)
-    if kind is dict and len(expected) == 1:  # a plain $any / $optional (see the module doc)
-        options = _options(expected)
-        if options is None and "$optional" in expected:
-            return values_equal(value, expected["$optional"], numeric)
-        if options is not None:
-            for option in options:  # noqa: SIM110 (hot: a loop costs less than any())
-                if values_equal(value, option, numeric):
-                    return True
+    if type(expected) is not Matcher:
+        expected = compile_matchers(expected)
+    kind, operand = expected.kind, expected.operand
+    if kind == "exact":
+        return values_equal(value, operand, numeric)
+    if kind == "one_of":
+        for option in operand:  # noqa: SIM110
+            if values_equal(value, option, numeric):
+                return True
+        return False
+    if kind == "any":
+        for option in operand:  # noqa: SIM110 (a loop: any() over a generator costs more)
+            if matches(value, option, numeric):
+                return True
+        return False
+    if kind == "object":
+        if type(value) is not dict and not isinstance(value, Mapping):
             return False
-    if kind is Matcher:
-        return expected.accepts(value, numeric)
-    if kind is _MatchDict:
-        return object_matches(value, expected, numeric)
-    if kind is _MatchList:
+        present = 0
+        for key, member in operand.items():
+            if key in value:
+                if not matches(value[key], member, numeric):
+                    return False
+                present += 1
+            elif not member.optional:
+                return False
+        return present == len(value)  # and no member that is not expected
+    if kind == "array":
         return (
             isinstance(value, (list, tuple))
-            and len(value) == len(expected)
-            and all(matches(v, e, numeric) for v, e in zip(value, expected, strict=True))
+            and len(value) == len(operand)
+            and all(matches(v, m, numeric) for v, m in zip(value, operand, strict=True))
         )
-    return values_equal(value, expected, numeric)
+    if kind == "regex":
+        return isinstance(value, str) and operand.fullmatch(value) is not None
+    if kind == "approx":
+        want, rel, abs_ = operand
+        try:
+            return _is_number(value) and math.isclose(value, want, rel_tol=rel, abs_tol=abs_)
+        except OverflowError:  # an int too large for a float is close to no float
+            return False
+    if kind == "normalized":
+        return isinstance(value, str) and operand[0](value) == operand[1]
+    fn, params = operand  # match
+    return bool(fn(value, **params))

@@ -26,7 +26,7 @@ import unicodedata
 from typing import Any
 
 from ._messages import count_tool_uses
-from ._results import AnswerScore, QADetails, QAResult, trusted
+from ._result_models import AnswerScore, QADetails, QAResult
 
 __all__ = [
     "normalize_answer",
@@ -92,7 +92,6 @@ def _zero(gold: str, rule: str) -> dict[str, Any]:
     return {"answer": gold, "f1": 0.0, "em": 0.0, "precision": 0.0, "recall": 0.0, "rule": rule}
 
 
-# Per-answer scores are plain dicts until the result is assembled (``trusted``).
 def _score_one(pred_tokens: list[str], pred_norm: str, pred_raw: str, gold: str) -> dict[str, Any]:
     gold_tokens = _tokens(gold)
     rule = "tokens"
@@ -173,26 +172,12 @@ def _result(
             f"F1 {top['f1']:.3f} (precision {top['precision']:.3f}, recall "
             f"{top['recall']:.3f}), EM {em:.0f}; best of {len(scores)} answer(s): {top['rule']}"
         )
-    details = {
-        "prediction": pred_norm,
-        "answers": [trusted(AnswerScore, s) for s in scores],
-        "best_index": best,
-        "tool_messages": None,
-        "min_tool_messages": None,
-    }
-    return trusted(
-        QAResult,
-        {
-            "score": top["f1"],
-            "reason": reason,
-            "details": trusted(QADetails, details),
-            "reward": top["f1"],
-            "f1": top["f1"],
-            "em": em,
-            "precision": top["precision"],
-            "recall": top["recall"],
-        },
+    details = QADetails(
+        prediction=pred_norm, answers=[AnswerScore(**s) for s in scores], best_index=best
     )
+    f1, precision, recall = top["f1"], top["precision"], top["recall"]
+    return QAResult(score=f1, reason=reason, details=details, reward=f1, f1=f1, em=em,
+                    precision=precision, recall=recall)  # fmt: skip
 
 
 def qa_f1_reward(prediction: Any, golden_answer: Any, trajectory: Any = None) -> QAResult:

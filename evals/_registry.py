@@ -1,7 +1,7 @@
 """Rewards by name, configured from data, applied together to one sample.
 
 Every reward, built-in, registered or resolved from elsewhere (agentloop resolves
-``module:name`` paths), is called the same way (``_inputs``): the parameters named
+``module:name`` paths), is called the same way (``_reward_inputs``): the parameters named
 after an input (``final_answer``, ``trajectory``, ``messages``, ``ground_truth``,
 ``answer``, ``metadata``, ``row``, ``environment``) receive it, the others come from the config. It
 returns a :class:`RewardResult`, or a number or bool in [0, 1] (the score). Built-ins:
@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
-from ._inputs import INPUTS, Inputs, as_result, read_signature
-from ._results import RewardResult
+from ._result_models import RewardResult
+from ._reward_inputs import INPUTS, Inputs, as_result, read_signature
 
 __all__ = [
     "RewardEntry",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._calls import deserialize_args
-from ._results import FunctionCallDetails, RewardResult
+from ._result_models import FunctionCallDetails, RewardResult
 
 __all__ = ["STRICTNESS_MODES", "match_function_call"]
 

@@ -8,14 +8,21 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple
 
 from ._calls import Call
 
 __all__ = ["SchemaIndex", "schema_index", "schema_problem", "schema_problems", "type_problem"]
 
-# Declared parameters and the required ones, by tool name.
-SchemaIndex = dict[str, tuple[Mapping[str, Any], Sequence[str]]]
+
+class Declared(NamedTuple):
+    """One tool's declared parameter schemas and its required parameter names."""
+
+    properties: Mapping[str, Any]
+    required: Sequence[str]
+
+
+SchemaIndex = dict[str, Declared]
 
 
 def _is_int(v: Any) -> bool:
@@ -36,103 +43,53 @@ _TYPES = {
 }
 
 
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    return type(value) is dict or isinstance(value, Mapping)  # ABC checks are slow
-
-
 def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaIndex:
-    """Tool name -> (declared parameter schemas, required names) of OpenAI tool schemas
-    (or bare function schemas); ValueError (one line) on a shape it cannot read.
-    ``names``: index only these tools (the called ones); tools are read in order until
-    all of them are found.
+    """Tool name -> :class:`Declared` of OpenAI tool schemas (or bare function schemas);
+    ValueError (one line) on a shape it cannot read. ``names``: index only these tools
+    (the first of each name), reading the tools in order until all of them are found.
 
     >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
     ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
     >>> schema_index([tool]), schema_index([tool], names=())
-    ({'f': ({'x': {'type': 'integer'}}, ['x'])}, {})
+    ({'f': Declared(properties={'x': {'type': 'integer'}}, required=['x'])}, {})
     """
-    _check_tools(tools)
+    if not isinstance(tools, list):
+        raise ValueError("schema must be a list of tool schemas or 'row'")
     index: SchemaIndex = {}
-    if names is not None and not names:
-        return index
     for i, tool in enumerate(tools):
-        function, name = _function(i, tool)
-        if names is not None and name not in names:
-            continue
-        index[name] = _declared(i, name, function)
         if names is not None and len(index) == len(names):
             break
+        function = (
+            tool.get("function", tool) if type(tool) is dict or isinstance(tool, Mapping) else None
+        )
+        if (
+            not (type(function) is dict or isinstance(function, Mapping))
+            or type(name := function.get("name")) is not str
+        ):
+            raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+        if name in index or (names is not None and name not in names):
+            continue
+        params = function.get("parameters") or {}
+        props = params.get("properties") or {} if isinstance(params, Mapping) else None
+        if not isinstance(props, Mapping):
+            raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
+        required = params.get("required") or ()  # JSON Schema names are strings
+        index[name] = Declared(props, list(map(str, required)))
     return index
 
 
-def schema_problems(tools: Any, gen: list[Call], exp: list[Call]) -> list[str | None]:
+def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str | None]:
     """The schema rule each generated call breaks (None: none) for the calls that could
-    pair (an expected call has their name). A tool is read only when such a call names
-    it, reading the tools in order until it is found, as BFCL reads only the expected
-    function's doc; ValueError (one line) on a shape it cannot read.
+    pair (an expected call has their name). Only the tools such calls name are read, as
+    BFCL reads only the expected function's doc.
 
     >>> tool = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
     >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
     ["type of parameter 'x': expected integer, got str", None]
     """
-    if type(tools) is not list:
-        _check_tools(tools)
-    problems: list[str | None] = []
-    found: SchemaIndex = {}
-    for g in gen:
-        name = g.name
-        for e in exp:  # a loop, not a set: one to three expected calls, mostly
-            if e.name == name:
-                break
-        else:
-            problems.append(None)  # pairs with nothing anyway
-            continue
-        declared = found.get(name)
-        if declared is None:
-            declared = found[name] = _find(tools, name)
-        problems.append(_problem(g, declared))
-    return problems
-
-
-def _check_tools(tools: Any) -> None:
-    if not isinstance(tools, list):
-        raise ValueError("schema must be a list of tool schemas or 'row'")
-
-
-def _function(i: int, tool: Any) -> tuple[Mapping[str, Any], str]:
-    """The function schema of ``tools[i]`` and its name."""
-    function = tool.get("function", tool) if _is_mapping(tool) else None
-    if not _is_mapping(function) or type(name := function.get("name")) is not str:
-        raise ValueError(f"schema[{i}] is not a tool schema with a function name")
-    return function, name
-
-
-def _declared(
-    i: int, name: str, function: Mapping[str, Any]
-) -> tuple[Mapping[str, Any], Sequence[str]]:
-    params = function.get("parameters") or {}
-    props = params.get("properties") or {} if _is_mapping(params) else None
-    if type(props) is not dict and not _is_mapping(props):
-        raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
-    required = params.get("required") or ()
-    for each in required:  # names are strings (JSON Schema); anything else is read as one
-        if type(each) is not str:
-            return props, tuple(map(str, required))
-    return props, required
-
-
-_UNDECLARED: tuple[Mapping[str, Any], Sequence[str]] = ({}, ())
-
-
-def _find(tools: list[Any], name: str) -> tuple[Mapping[str, Any], Sequence[str]]:
-    """The first tool named ``name`` (``_UNDECLARED`` when none is), read in order."""
-    for i, tool in enumerate(tools):
-        function = tool.get("function", tool) if type(tool) is dict else None
-        if type(function) is not dict or type(found := function.get("name")) is not str:
-            function, found = _function(i, tool)  # the general reading, and its error
-        if found == name:
-            return _declared(i, name, function)
-    return _UNDECLARED
+    expected = {e.name for e in exp}
+    index = schema_index(tools, {g.name for g in gen if g.name in expected})
+    return [schema_problem(g, index) if g.name in expected else None for g in gen]
 
 
 def _type_name(value: Any) -> str:
@@ -151,25 +108,16 @@ def type_problem(value: Any, schema: Any) -> str | None:
     if type(schema) is not dict and not isinstance(schema, Mapping):
         return None
     declared = schema.get("type")
-    if type(declared) is str:  # the common case: one type name
-        check = _TYPES.get(declared)
-        if check is not None and not check(value):
-            return f"expected {declared}, got {_type_name(value)}"
+    names = declared if type(declared) is list else (declared,)
+    checks = [_TYPES[n] for n in names if type(n) is str and n in _TYPES]
+    for check in checks:
+        if check(value):
+            break
     else:
-        names = declared if isinstance(declared, list) else [declared]
-        checks = [_TYPES[n] for n in names if isinstance(n, str) and n in _TYPES]
-        if checks and not any(check(value) for check in checks):
+        if checks:
             return f"expected {'/'.join(str(n) for n in names)}, got {_type_name(value)}"
-    items = schema.get("items")
-    if isinstance(value, (list, tuple)) and isinstance(items, Mapping):
-        kind = items.get("type")
-        plain = _PLAIN_OK.get(kind) if type(kind) is str else None
-        if plain:  # scalar items, the common case: one loop, no call per item
-            for item in value:
-                if type(item) not in plain:
-                    break
-            else:
-                return None
+    items = schema.get("items") if isinstance(value, (list, tuple)) else None
+    if items is not None and isinstance(items, Mapping):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -180,7 +128,7 @@ def type_problem(value: Any, schema: Any) -> str | None:
 def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     """The first schema rule ``call`` breaks (naming the rule and parameter), or None.
 
-    >>> index = {"f": ({"x": {"type": "integer"}}, ("x",))}
+    >>> index = {"f": Declared({"x": {"type": "integer"}}, ("x",))}
     >>> schema_problem(Call("f", {"x": 1}), index) is None
     True
     >>> schema_problem(Call("f", {"y": 1}), index)
@@ -188,47 +136,19 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     >>> schema_problem(Call("f", {"x": True}), index)
     "type of parameter 'x': expected integer, got bool"
     """
-    return _problem(call, index.get(call.name))
-
-
-def _problem(
-    call: Call, declared: tuple[Mapping[str, Any], Sequence[str]] | None
-) -> str | None:
-    if declared is None or declared is _UNDECLARED:
+    declared = index.get(call.name)
+    if declared is None:
         return f"tool {call.name!r} is not declared"
-    props, required = declared
     args = call.args
-    if type(args) is not dict and not isinstance(args, Mapping):
+    if not isinstance(args, Mapping):
         return f"arguments are a {type(args).__name__}, not an object"
-    for name in required:
+    for name in declared.required:
         if name not in args:
             return f"missing required parameter {name!r}"
     for name, value in args.items():
-        spec = props.get(name, _ABSENT)
-        if spec is _ABSENT:
+        if name not in declared.properties:
             return f"undeclared parameter {name!r}"
-        try:  # a scalar of a declared scalar type, the common case
-            if type(value) in _PLAIN_OK[spec["type"]]:
-                continue
-        except (KeyError, TypeError):  # no type, an unknown one, a list of types...
-            pass
-        problem = type_problem(value, spec)
+        problem = type_problem(value, declared.properties[name])
         if problem is not None:
             return f"type of parameter {name!r}: {problem}"
     return None
-
-
-_ABSENT = object()
-# Declared type -> the JSON scalar types that have it (exactly: no subclass, no bool as a
-# number); containers and the rest go through type_problem, which also checks items.
-_PLAIN_OK: dict[str, frozenset[type]] = {
-    "string": frozenset((str,)),
-    "integer": frozenset((int,)),
-    "number": frozenset((int, float)),
-    "float": frozenset((int, float)),
-    "boolean": frozenset((bool,)),
-    "null": frozenset((type(None),)),
-    # Containers: never plain (items are checked), listed so that looking them up does
-    # not raise (an exception costs more than the check).
-    **dict.fromkeys(("array", "tuple", "object", "dict"), frozenset()),
-}

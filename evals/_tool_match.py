@@ -4,36 +4,30 @@
 generation; same count, order, names and JSON-identical arguments), minus its
 crash on ``content: null``. ``tool_call_match`` adds order/argument/number modes
 and partial-credit diagnostics. Both accept OpenAI dicts, LangChain messages
-and agentloop Trajectories.
+and agentloop Trajectories, and both score a ground truth they cannot read whole
+0.0 with the reason.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from functools import lru_cache, partial
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._arg_rules import Override, check_mode, expected_calls, rules, schema_problems
-from ._as_written import as_written_rule
-from ._call_pairing import (
+from ._call_diagnostics import (
+    ToolMatchResult,
+    describe,
+    diagnose,
     diagnostics,
-    failure_reason,
-    paired_at_once,
-    paired_by_rules,
-    pass_diagnostics,
+    fits,
+    tool_match_result,
 )
-from ._calls import (
-    Call,
-    calls_from_items,
-    calls_from_message,
-    collect_calls,
-    last_message_calls,
-)
-from ._compare import ARG_MODES, diagnose, values_equal
+from ._calls import calls_from_message, collect_calls, last_message_calls
+from ._expected_calls import ExpectedCall, UnusableGroundTruth, expected_calls, ground_truth_calls
+from ._matchers import check_matchers
 from ._messages import is_message, is_trajectory
-from ._report import ToolMatchResult, describe, equal_pair, make_result, not_expected
+from ._pairing import pair
 from ._schema import match_function_call
+from ._schema_rules import schema_problems
 
 __all__ = [
     "ARG_MODES",
@@ -45,22 +39,54 @@ __all__ = [
 ]
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
+ARG_MODES = ("exact", "ignore", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
-_AS_WRITTEN = {numeric: as_written_rule(numeric) for numeric in (False, True)}
+# (generated arguments, expected call, the pair's diagnosis) -> whether the pair fits.
+ArgRule = Callable[[Any, ExpectedCall, dict[str, Any]], bool]
+Override = str | Callable[[Any, Any], Any] | Mapping[str, Any]
 
 
-def _ground_truth_calls(ground_truth: Any, notes: list[str]) -> list[Call] | str:
-    """Expected calls, or a string saying why the ground truth is unusable."""
-    if ground_truth is None:
-        return []
-    if isinstance(ground_truth, str):
-        try:
-            ground_truth = json.loads(ground_truth)
-        except (ValueError, RecursionError):
-            return f"Ground truth is a string that is not JSON: {ground_truth[:100]!r}"
-    if type(ground_truth) is not dict and not isinstance(ground_truth, Mapping):
-        return f"Ground truth is a {type(ground_truth).__name__}, not a dict"
-    return calls_from_items(ground_truth.get("tool_calls"), notes, "ground truth")
+def _check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") -> None:
+    if value not in valid:
+        raise ValueError(f"unknown {kind} mode {value!r}{where}; valid: {', '.join(valid)}")
+
+
+def _mode_rule(mode: str) -> ArgRule:
+    """A built-in ``args`` mode: read from the pair's diagnosis (``fits``)."""
+    _check_mode("args", mode, ARG_MODES)
+    return lambda g, e, d: fits(mode, d)
+
+
+def _custom_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
+    """A user's ``(generated_args, expected_args) -> bool``, given the arguments as written."""
+    return lambda g, e, d: bool(fn(g, e.args))
+
+
+def _rules(
+    args: str, overrides: Mapping[str, Override] | None
+) -> tuple[ArgRule, dict[str, ArgRule], dict[str, Mapping[str, Any]]]:
+    """The default rule, rules by tool name, and acceptable values by tool and argument."""
+    default = _mode_rule(args)
+    per_tool: dict[str, ArgRule] = {}
+    values: dict[str, Mapping[str, Any]] = {}
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise ValueError("arg_overrides must map tool names to modes, callables or matchers")
+    for name, spec in (overrides or {}).items():
+        if isinstance(spec, str):
+            _check_mode("args", spec, ARG_MODES, f" (override for {name!r})")
+            per_tool[name] = _mode_rule(spec)
+        elif isinstance(spec, Mapping):
+            if problems := check_matchers(spec, f"arg_overrides.{name}"):
+                raise ValueError(problems[0])
+            values[name] = {str(k): v for k, v in spec.items()}
+        elif callable(spec):
+            per_tool[name] = _custom_rule(spec)
+        else:
+            raise ValueError(
+                f"arg_overrides[{name!r}] must be one of {', '.join(ARG_MODES)}, a callable "
+                "or an object of acceptable argument values"
+            )
+    return default, per_tool, values
 
 
 def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatchResult:
@@ -74,7 +100,8 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
     JSON-identical deserialized arguments (key order aside; ``1 != 1.0``,
     ``True != 1``; ``""`` is ``{}``; invalid JSON compares as the raw string).
     Without ground truth or without ``tool_calls`` in it, the score is 1.0
-    exactly when no call was made. ``ground_truth`` may be a JSON string.
+    exactly when no call was made. ``ground_truth`` may be a JSON string; one that
+    cannot be read whole (not JSON, a call without a name) scores 0.0 with the reason.
 
     >>> call = {"type": "function", "function": {"name": "get_weather",
     ...         "arguments": '{"location": "Boston, MA", "unit": "fahrenheit"}'}}
@@ -94,45 +121,34 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
         generated = collect_calls(messages, notes, "trajectory")
     elif isinstance(messages, (list, tuple)):
         if not messages:
-            return make_result(0.0, "No messages provided for evaluation.", [], [], 0, [], notes)
+            return tool_match_result(0.0, "No messages provided for evaluation.", (0, 0, 0), [],
+                                     notes)  # fmt: skip
         generated = last_message_calls(messages, notes)
     elif is_message(messages):
         generated = calls_from_message(messages, notes, "message")
     else:
         reason = f"messages is a {type(messages).__name__}, not a message list or trajectory"
-        return make_result(0.0, reason, [], [], 0, [], notes)
-    expected = _ground_truth_calls(ground_truth, notes)
-    if isinstance(expected, str):
-        return make_result(0.0, expected, generated, [], 0, [], notes)
-
-    calls = []
-    matched = 0
+        return tool_match_result(0.0, reason, (0, 0, 0), [], notes)
+    try:
+        expected = expected_calls(ground_truth_calls(ground_truth), literal=True)
+    except UnusableGroundTruth as exc:
+        return tool_match_result(0.0, str(exc), (len(generated), 0, 0), [], notes)
     n, m = len(generated), len(expected)
-    for i in range(max(n, m)):
-        g = generated[i] if i < n else None
-        e = expected[i] if i < m else None
-        ok = g is not None and e is not None and g.name == e.name and values_equal(g.args, e.args)
-        if ok:  # equal pair: nothing to diff
-            matched += 1
-            calls.append(equal_pair(i, g.name))  # type: ignore[union-attr]
-        else:
-            calls.append(
-                diagnose(
-                    i if e is not None else None, e, i if g is not None else None, g, ok, False
-                )
-            )
-    if n == m and matched == n:
+    calls = []
+    for k in range(max(n, m)):
+        g = generated[k] if k < n else None
+        e = expected[k] if k < m else None
+        d = diagnose(None if e is None else k, e, None if g is None else k, g, False, False)
+        d["matched"] = g is not None and e is not None and g.name == e.name and fits("exact", d)
+        calls.append(d)
+    matched = sum(d["matched"] for d in calls)
+    if n == m == matched:
         reason = f"all {n} tool call(s) match" if n else "no tool calls expected and none made"
-        return make_result(1.0, reason, generated, expected, matched, calls, notes)
+        return tool_match_result(1.0, reason, (n, m, matched), calls, notes)
     first = next(d for d in calls if not d["matched"])
     prefix = f"expected {m} tool call(s), got {n}; " if n != m else ""
     reason = prefix + describe(first, expected, generated)
-    return make_result(0.0, reason, generated, expected, matched, calls, notes)
-
-
-@lru_cache(maxsize=1024)  # formatting four numbers costs more than the lookup
-def _paired(order: str, k: int, n_exp: int, n_gen: int) -> str:
-    return f"{order}: {k} of {n_exp} expected and {k} of {n_gen} generated calls paired"
+    return tool_match_result(0.0, reason, (n, m, matched), calls, notes)
 
 
 def tool_call_match(
@@ -169,8 +185,10 @@ def tool_call_match(
       also expected are read (as BFCL reads only the expected function's doc); a
       config's fixed ``schema`` is checked whole when the config loads.
 
-    Names always have to be equal. Unknown modes raise ValueError. The details
-    carry call precision/recall/F1 and per-call argument agreement.
+    Names always have to be equal. Unknown modes raise ValueError, and so does a bad
+    matcher; an expected side that cannot be read whole (a call without a name) scores
+    0.0 with the reason. The details carry call precision/recall/F1 and per-call
+    argument agreement.
 
     >>> A = lambda **kw: {"name": "A", "arguments": kw}
     >>> r = tool_call_match([A(x=1), A(x=1, y=2)], [A(x=1, y=2), A(x=1)],
@@ -183,55 +201,50 @@ def tool_call_match(
     >>> tool_call_match([A(x="paris")], [A(x={"$any": ["Paris", "paris"]})]).score
     1.0
     """
-    if order not in ORDER_MODES:
-        check_mode("order", order, ORDER_MODES)
-    if numbers not in NUMBER_MODES:
-        check_mode("numbers", numbers, NUMBER_MODES)
+    _check_mode("order", order, ORDER_MODES)
+    _check_mode("numbers", numbers, NUMBER_MODES)
     numeric = numbers == "numeric"
-    default_rule, per_tool, values = rules(args, numeric, arg_overrides)
+    default_rule, per_tool, values = _rules(args, arg_overrides)
+    if type(schema) is not list and schema == "row":
+        raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
+    modes = (order, args, numbers)
     notes: list[str] = []
     gen = collect_calls(generated, notes, "generated")
-    exp = collect_calls(expected, notes, "expected")
-    modes = (order, args, numbers)
-    plain = args == "exact"
-    as_written = plain and not per_tool and not values  # compiled only if a call does not pair
-    if not as_written:
-        exp = expected_calls(exp, values)
-    rule = _AS_WRITTEN[numeric] if as_written else default_rule
-    broken = schema_problems(schema, gen, exp)
-
-    partner = paired_at_once(gen, exp, broken, rule, per_tool, order == "strict")
-    if partner is not None:  # every call paired: the common case, no comparison to report
-        n = len(gen)
-        reason = _paired(order, n, n, n)
-        diagnosed = partial(pass_diagnostics, gen, exp, partner, plain, per_tool, numeric)
-        return make_result(1.0, reason, gen, exp, n, diagnosed, notes, modes)
-
-    if not exp:  # calls made, none expected (an irrelevance row): nothing to pair
-        passed = not gen or order == "superset"
-        reason = _paired(order, 0, 0, len(gen))
-        if not passed:  # what failure_reason says: the first call, not expected
-            reason += "; " + not_expected(0, gen[0].name)
-        diagnosed = partial(diagnostics, gen, exp, {}, None, plain, per_tool, numeric)
-        return make_result(1.0 if passed else 0.0, reason, gen, exp, 0, diagnosed, notes, modes)
-
-    if as_written:
-        exp = expected_calls(exp, values)
-    partners, ok = paired_by_rules(gen, exp, broken, default_rule, per_tool, order)
-    k = len(partners)
-    if order == "subset":
-        passed = k == len(gen)
-    elif order == "superset":
-        passed = k == len(exp)
-    else:
-        passed = k == len(gen) == len(exp)
-    calls = diagnostics(gen, exp, partners, ok, plain, per_tool, numeric)
-    if broken is not None:
+    try:
+        exp = expected_calls(expected, values)
+    except UnusableGroundTruth as exc:
+        return tool_match_result(0.0, str(exc), (len(gen), 0, 0), [], notes, modes)
+    broken = [None] * len(gen) if schema is None else schema_problems(schema, gen, exp)
+    # Each same-named pair is diagnosed once: the rule reads the diagnosis, the report too.
+    diagnosed: dict[tuple[int, int], dict[str, Any]] = {}
+    ok = []
+    for i, g in enumerate(gen):
+        row = []
+        for j, e in enumerate(exp):
+            fit = False
+            if g.name == e.name:
+                d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
+                fit = broken[i] is None and per_tool.get(e.name, default_rule)(g.args, e, d)
+            row.append(fit)
+        ok.append(row)
+    partner = pair(ok, len(exp), order == "strict")
+    k = len(partner)
+    passed = {"subset": k == len(gen), "superset": k == len(exp)}.get(
+        order, k == len(gen) == len(exp)
+    )
+    calls = diagnostics(gen, exp, partner, ok, diagnosed)
+    for d in calls:  # a call breaking its tool's schema pairs with nothing: say why
+        problem = None if d["generated_index"] is None else broken[d["generated_index"]]
+        if problem is not None:
+            d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
+    reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
+    if not passed:  # the first failure on the side the mode checks
         for d in calls:
-            problem = None if d["generated_index"] is None else broken[d["generated_index"]]
-            if problem is not None:
-                d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
-    reason = _paired(order, k, len(exp), len(gen))
-    if not passed:
-        reason = failure_reason(reason, order, calls, exp, gen)
-    return make_result(1.0 if passed else 0.0, reason, gen, exp, k, calls, notes, modes)
+            if (
+                (order != "subset" or d["generated_index"] is not None)
+                and (order != "superset" or d["expected_index"] is not None)
+                and not d["matched"]
+            ):
+                reason += "; " + describe(d, exp, gen)
+                break
+    return tool_match_result(float(passed), reason, (len(gen), len(exp), k), calls, notes, modes)

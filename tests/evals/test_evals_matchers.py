@@ -14,13 +14,7 @@ from agentloop.evals import (
     tool_call_match,
 )
 
-
-def starts_with(value: Any, prefix: str = "a") -> bool:
-    """A custom matcher for ``$match`` (imported by path)."""
-    return isinstance(value, str) and value.startswith(prefix)
-
-
-HERE = f"{__name__}:starts_with"
+from tests.support.custom_matcher import PATH as HERE
 
 
 @pytest.mark.parametrize(

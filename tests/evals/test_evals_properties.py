@@ -7,10 +7,8 @@ import json
 from typing import Any
 
 from agentloop.evals import (
-    compile_matchers,
     exact_tool_match_reward,
     match_function_call,
-    matches,
     normalize_answer,
     qa_f1_reward,
     qa_f1_reward_format,
@@ -18,7 +16,7 @@ from agentloop.evals import (
     values_equal,
 )
 from agentloop.evals._calls import Call, call_fields, collect_calls, deserialize_args
-from agentloop.evals._compare import max_matching
+from agentloop.evals._pairing import max_matching
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -166,8 +164,7 @@ def test_no_input_crashes(messages: Any, truth: Any, modes: Any) -> None:
     ):
         assert 0.0 <= result.score <= 1.0
         assert isinstance(result.reason, str)
-        # results are assembled without validation (agentloop.evals._results.trusted): they must
-        # still be exactly what validation would produce
+        # a result survives its own JSON unchanged
         assert type(result).model_validate_json(result.model_dump_json()) == result
 
 
@@ -190,17 +187,6 @@ def test_a_non_blank_answer_matches_itself(text: str) -> None:
     r = qa_f1_reward(text, text)
     assert r.f1 == (1.0 if text.strip() else 0.0)
     assert normalize_answer(normalize_answer(text)) == normalize_answer(text)
-
-
-@FAST
-@given(json_values, json_values, st.booleans())
-def test_plain_ground_truth_compiles_to_itself_and_compares_as_before(
-    a: Any, b: Any, numeric: bool
-) -> None:
-    assert compile_matchers(b) is b
-    assert matches(a, b, numeric) == values_equal(a, b, numeric)
-    assert matches(a, compile_matchers({"$literal": b}), numeric) == values_equal(a, b, numeric)
-    assert matches(a, compile_matchers({"$any": [b]}), numeric) == values_equal(a, b, numeric)
 
 
 call_keys = st.sampled_from(["name", "args", "arguments", "parameters", "function", "id"])

@@ -95,3 +95,18 @@ def test_parameters_that_are_not_an_object_are_a_schema_error() -> None:
     # ... while scoring reads only the called tools, as BFCL reads only the called doc.
     good = {"type": "function", "function": {"name": "g", "parameters": {"properties": {}}}}
     assert tool_call_match([c("g")], [c("g")], schema=[*tools, good]).score == 1.0
+
+
+def test_required_names_that_are_not_strings_are_read_as_strings() -> None:
+    tool = {"name": "f", "parameters": {"properties": {"5": {}, "x": {}}, "required": [5, "x"]}}
+    made = [{"name": "f", "arguments": {"5": 1, "x": 2}}]
+    assert tool_call_match(made, [c("f")], args="ignore", schema=[tool]).score == 1.0
+    result = tool_call_match([c("f", x=2)], [c("f")], args="ignore", schema=[tool])
+    assert "schema: missing required parameter '5'" in result.reason
+
+
+def test_the_first_tool_of_a_name_is_the_one_read() -> None:
+    first = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
+    second = {"name": "f", "parameters": {"properties": {"x": {"type": "string"}}}}
+    assert tool_call_match([c("f", x=1)], [c("f", x=1)], schema=[first, second]).score == 1.0
+    assert tool_call_match([c("f", x=1)], [c("f", x=1)], schema=[second, first]).score == 0.0

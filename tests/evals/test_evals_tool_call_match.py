@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 import pytest
-from agentloop.evals import tool_call_match
-from agentloop.evals._compare import arg_rule
+from agentloop.evals import exact_tool_match_reward, tool_call_match
+from agentloop.evals._call_diagnostics import diagnose, fits
+from agentloop.evals._calls import Call
+from agentloop.evals._expected_calls import expected_calls
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agentloop.engine._trajectory import StepRecord, ToolCallRecord, Trajectory
@@ -85,8 +87,8 @@ def greedy_pairing(ok: list[list[bool]]) -> int:
     """First-fit pairing: what a naive implementation would do."""
     taken: set[int] = set()
     for row in ok:
-        for j, fits in enumerate(row):
-            if fits and j not in taken:
+        for j, fit in enumerate(row):
+            if fit and j not in taken:
                 taken.add(j)
                 break
     return len(taken)
@@ -95,8 +97,9 @@ def greedy_pairing(ok: list[list[bool]]) -> int:
 def test_bipartite_matching_beats_greedy() -> None:
     generated = [c("A", x=1), c("A", x=1, y=2)]
     expected = [c("A", x=1, y=2), c("A", x=1)]
-    rule = arg_rule("subset", False)
-    ok = [[rule(g["arguments"], e["arguments"]) for e in expected] for g in generated]
+    calls = [Call(g["name"], g["arguments"]) for g in generated]
+    ok = [[fits("subset", diagnose(0, e, 0, g, False, False)) for e in expected_calls(expected)]
+          for g in calls]  # fmt: skip
     assert greedy_pairing(ok) == 1  # greedy takes expected 0 for generated 0 and is stuck
     result = tool_call_match(generated, expected, order="unordered", args="subset")
     assert result.score == 1.0 and result.details.matched_count == 2
@@ -222,8 +225,7 @@ def test_failure_reason_points_at_the_failing_side() -> None:
 
 
 def test_a_ground_truth_changed_in_place_is_read_again() -> None:
-    # Prepared ground truth is remembered per object; an edit in place must not be
-    # answered from the old preparation (identity alone would be stale here).
+    # Compiled on each call: nothing is remembered per ground-truth object.
     truth = {"tool_calls": [{"name": "A", "arguments": {"x": {"$any": [1, 2]}}}]}
     made = [{"name": "A", "arguments": {"x": 3}}]
     assert tool_call_match(made, truth).score == 0.0
@@ -233,7 +235,7 @@ def test_a_ground_truth_changed_in_place_is_read_again() -> None:
     assert tool_call_match(made, truth).details.expected_count == 2
 
 
-def test_paired_calls_report_full_agreement_without_a_second_comparison() -> None:
+def test_paired_calls_report_full_agreement() -> None:
     exp = [{"name": "A", "arguments": {"x": {"$any": [1, 2]}, "y": {"$optional": 5}}}]
     result = tool_call_match([{"name": "A", "arguments": {"x": 2}}], exp, order="unordered")
     (d,) = result.details.calls
@@ -241,3 +243,50 @@ def test_paired_calls_report_full_agreement_without_a_second_comparison() -> Non
     # under a looser rule, the pair's differences are still spelled out
     loose = tool_call_match([{"name": "A", "arguments": {"x": 2, "z": 1}}], exp, args="ignore")
     assert loose.details.calls[0].extra_args == ["z"]
+
+
+W = {"name": "get_weather", "arguments": {"city": "Paris"}}
+
+
+@pytest.mark.parametrize(
+    ("truth", "problem"),
+    [
+        (
+            {"tool_calls": [{"nme": "get_weather", "arguments": {}}]},
+            "ground truth: tool call 0 has no name or function",
+        ),
+        (
+            {"tool_calls": [{"type": "function", "function": {"arguments": {}}}]},
+            "ground truth: tool call 0 has no function name",
+        ),
+        (
+            {"tool_calls": [W, {"name": "", "arguments": {}}]},
+            "ground truth: tool call 1 has no function name",
+        ),
+        ({"tool_calls": [W, 42]}, "ground truth: tool call 1 has no name or function"),
+        ({"tool_calls": "get_weather"}, "ground truth: tool_calls is a str, not a list"),
+    ],
+)
+@pytest.mark.parametrize("made", [[], [W]])
+def test_an_unusable_ground_truth_is_an_error_with_a_reason_in_both_rewards(
+    truth: Any, problem: str, made: list[Any]
+) -> None:
+    reply = [{"role": "assistant", "content": "", "tool_calls": made}]
+    for result in (exact_tool_match_reward(reply, truth), tool_call_match(reply, truth)):
+        assert result.score == 0.0
+        assert result.reason == f"unusable {problem}"
+        assert result.details.expected_count == 0
+
+
+@pytest.mark.parametrize("truth", [None, {}, {"answer": "Paris"}, "{}", {"tool_calls": []}])
+def test_a_ground_truth_without_calls_expects_none(truth: Any) -> None:
+    reply = [{"role": "assistant", "content": "Paris"}]
+    for result in (exact_tool_match_reward(reply, truth), tool_call_match(reply, truth)):
+        assert (result.score, result.details.expected_count) == (1.0, 0), result.reason
+    assert tool_call_match([W], truth).score == 0.0
+
+
+def test_a_ground_truth_string_that_is_not_json_is_unusable() -> None:
+    reply = [{"role": "assistant", "content": "Paris"}]
+    for result in (exact_tool_match_reward(reply, "{oops"), tool_call_match(reply, "{oops")):
+        assert result.score == 0.0 and "not JSON" in result.reason

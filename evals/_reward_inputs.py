@@ -18,7 +18,7 @@ from numbers import Real
 from typing import Any, NamedTuple
 
 from ._messages import final_answer_of, is_trajectory
-from ._results import RewardResult
+from ._result_models import RewardResult
 
 __all__ = ["INPUTS", "Inputs", "Signature", "as_result", "read_signature"]
 

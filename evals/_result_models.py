@@ -10,17 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    field_serializer,
-    field_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticSerializationError, to_jsonable_python
-
-from ._building import BuiltOnRead, Deferred, trusted
 
 __all__ = [
     "AnswerScore",
@@ -31,7 +22,6 @@ __all__ = [
     "QAResult",
     "RewardResult",
     "ToolMatchDetails",
-    "trusted",
 ]
 
 # Unbound: a bare ``RewardResult`` takes any details. A BaseModel bound made pydantic
@@ -56,50 +46,13 @@ class RewardResult(BaseModel, Generic[DetailsT]):
     @field_validator("details")
     @classmethod
     def _details_become_json(cls, value: Any) -> Any:
-        # Fail in the reward, not later when the harness writes the result. A result
-        # revalidated as RewardResult[Any] keeps details not read yet unread.
-        if not isinstance(value, (BaseModel, Deferred)):
+        # Fail in the reward, not later when the harness writes the result.
+        if not isinstance(value, BaseModel):
             try:
                 to_jsonable_python(value)
             except PydanticSerializationError as exc:
                 raise ValueError(f"details must be JSON-serialisable: {exc}") from None
         return value
-
-    # Details may be Deferred (built on first read); what reads ``__dict__`` directly
-    # builds them first. No return annotation: it would replace the JSON schema's.
-    @field_serializer("details", mode="wrap")
-    def _details_built(self, value: Any, handler: SerializerFunctionWrapHandler):
-        return handler(self.details if type(value) is Deferred else value)
-
-    def __eq__(self, other: object) -> bool:
-        _build_details(self)
-        _build_details(other)
-        return super().__eq__(other)
-
-    def __iter__(self) -> Any:
-        _build_details(self)
-        return super().__iter__()
-
-    def __repr_args__(self) -> Any:
-        _build_details(self)
-        return super().__repr_args__()
-
-    def __getstate__(self) -> dict[Any, Any]:  # a pickle carries details, not their recipe
-        _build_details(self)
-        return super().__getstate__()
-
-    def __copy__(self) -> Any:  # copies share the details, as they would built
-        _build_details(self)
-        return super().__copy__()
-
-
-RewardResult.details = BuiltOnRead("details")  # type: ignore[assignment,misc]
-
-
-def _build_details(model: object) -> None:
-    """Build a result's deferred details, if it has any."""
-    if isinstance(model, RewardResult):
-        getattr(model, "details", None)
 
 
 class CallDiagnostic(BaseModel):
@@ -146,8 +99,8 @@ class ToolMatchDetails(BaseModel):
     expected_count: int
     """Number of expected calls found."""
     matched_count: int
-    """Calls paired under the rules (positional or order-preserving for strict,
-    maximum bipartite matching otherwise)."""
+    """Calls paired under the rules (order-preserving alignment for strict, maximum
+    bipartite matching otherwise)."""
     call_precision: float
     """matched / generated (1.0 when nothing was generated)."""
     call_recall: float
