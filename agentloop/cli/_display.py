@@ -22,13 +22,14 @@ __all__ = ["print_comparison", "print_summary"]
 def _reward_table(summary: RunSummary) -> Table:
     ks = sorted({k for r in summary.rewards.values() for k in r.pass_at_k})
     table = Table(title="Rewards", title_justify="left")
-    for column in ("reward", "mean", "± se", "samples", "pass rate"):
+    for column in ("reward", "score", "scored mean", "± se", "errored", "samples", "pass rate"):
         table.add_column(column, justify="left" if column == "reward" else "right")
     for k in ks:
         table.add_column(f"pass@{k}", justify="right")
         table.add_column(f"pass^{k}", justify="right")
     for key, stats in summary.rewards.items():
-        row = [escape(key), f"{stats.mean:.3f}", f"{stats.stderr:.3f}", str(stats.count)]
+        row = [escape(key), f"{stats.headline:.3f}", f"{stats.mean:.3f}", f"{stats.stderr:.3f}"]
+        row += [str(stats.errored), str(stats.count)]
         row.append("-" if stats.pass_rate is None else f"{stats.pass_rate:.3f}")
         for k in ks:
             row.append(f"{stats.pass_at_k[k]:.3f}" if k in stats.pass_at_k else "-")

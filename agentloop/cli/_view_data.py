@@ -178,8 +178,14 @@ def _summary(run_dir: Path, header: Mapping[str, Any]) -> RunSummary:
     path = run_dir / RESULTS_FILE
     index = index_results(path)
     if (run_dir / SUMMARY_FILE).is_file():
-        written = RunSummary.model_validate(read_json(run_dir / SUMMARY_FILE))
-        if (written.results, written.superseded) == (len(index.latest), index.superseded):
+        try:
+            written = RunSummary.model_validate(read_json(run_dir / SUMMARY_FILE))
+        except ValidationError:  # written by an earlier agentloop: computed anew below
+            written = None
+        if written is not None and (written.results, written.superseded) == (
+            len(index.latest),
+            index.superseded,
+        ):
             return written
     summary = summarize(
         latest_results(path, index),

@@ -27,7 +27,7 @@ __all__ = [
 
 
 class RewardDelta(BaseModel):
-    """One reward's mean in both runs."""
+    """One reward's headline score (errored results count 0) in both runs."""
 
     reward: str
     a: float | None
@@ -133,8 +133,8 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     keys = list(dict.fromkeys([*summary_a.rewards, *summary_b.rewards]))
     deltas = []
     for key in keys:
-        ma = summary_a.rewards[key].mean if key in summary_a.rewards else None
-        mb = summary_b.rewards[key].mean if key in summary_b.rewards else None
+        ma = summary_a.rewards[key].headline if key in summary_a.rewards else None
+        mb = summary_b.rewards[key].headline if key in summary_b.rewards else None
         delta = mb - ma if ma is not None and mb is not None else None
         deltas.append(RewardDelta(reward=key, a=ma, b=mb, delta=delta))
     compared = [key for key in keys if _compared(key, summary_a, summary_b)]

@@ -5,10 +5,12 @@ of each (id, epoch) (``agentloop._records.latest_results``: a retried pair count
 once, as retried), so a summary written after a resume equals the one an uninterrupted
 run would have written, and ``agentloop summary RUN_DIR`` recomputes it at any time.
 
-Reward means are over samples: each sample's epochs are averaged first, then the
-mean and its standard error (sample standard deviation / sqrt(n)) are taken over
-samples, so repeating epochs does not shrink the error bar artificially. Errored
-results carry no scores and are excluded (and counted separately).
+A reward's headline score counts every planned (sample, epoch): an errored or missing
+result scores 0 in it, as BFCL counts a failed entry, so a model whose failures show up
+as errors does not score higher. Beside it, the mean over scored results: each sample's
+scored epochs are averaged first, then the mean and its standard error (sample
+standard deviation / sqrt(n)) are taken over samples, so repeating epochs does not
+shrink the error bar artificially.
 
 pass@k and pass^k use the unbiased estimators over a sample's n scored epochs of
 which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
@@ -39,8 +41,14 @@ __all__ = [
 class RewardStats(BaseModel):
     """One reward over the run."""
 
+    headline: float
+    """The run's score: the mean over every planned (sample, epoch), an errored or
+    missing one scoring 0 (as BFCL counts it). The figure to quote and compare."""
     mean: float
-    """Mean over samples of each sample's mean score over its epochs."""
+    """Mean over samples of each sample's mean score over its scored epochs (errored
+    results left out; see ``errored``)."""
+    errored: int = 0
+    """Results that count 0 in ``headline`` because they errored or are missing."""
     stderr: float
     """Standard error of that mean (0 with fewer than two samples)."""
     count: int
@@ -200,16 +208,20 @@ class _Accumulator:
             tally[0] += 1
             tally[1] += bool(ok)
 
-    def reward(self, key: str, epochs: int) -> RewardStats:
+    def reward(self, key: str, epochs: int, planned: int) -> RewardStats:
         per_sample = [sum(v) / len(v) for v in self.scores[key].values()]
         n = len(per_sample)
         mean = sum(per_sample) / n if n else 0.0
         var = sum((x - mean) ** 2 for x in per_sample) / (n - 1) if n > 1 else 0.0
+        scored = sum(len(v) for v in self.scores[key].values())
+        total = sum(sum(v) for v in self.scores[key].values())
         stats = RewardStats(
+            headline=total / planned if planned else 0.0,
             mean=mean,
+            errored=max(planned - scored, 0),
             stderr=math.sqrt(var / n) if n > 1 else 0.0,
             count=n,
-            results=sum(len(v) for v in self.scores[key].values()),
+            results=scored,
         )
         tallies = list(self.passes.get(key, {}).values())
         if tallies:
@@ -225,10 +237,12 @@ class _Accumulator:
                     )
         return stats
 
-    def finish(self, epochs: int) -> RunSummary:
+    def finish(self, epochs: int, planned: int | None) -> RunSummary:
         s = self.summary
         s.samples = len(self.ids)
-        s.rewards = {key: self.reward(key, epochs) for key in self.scores}
+        # Every planned result counts in the headline; a killed run's missing ones too.
+        counted = max(planned or 0, s.results)
+        s.rewards = {key: self.reward(key, epochs, counted) for key in self.scores}
         s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
         s.tool_exceptions = dict(self.counters["exceptions"].most_common())
         tokens = self.counters["tokens"]
@@ -272,14 +286,15 @@ def summarize(
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
-    summary = acc.finish(epochs)
+    summary = acc.finish(epochs, planned)
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)
     summary.superseded = superseded
     if summary.errored:
         summary.notes.append(
-            f"{summary.errored} errored result(s) are excluded from the reward statistics"
+            f"{summary.errored} errored result(s) score 0 in each reward's score (the "
+            "headline); the mean over scored results leaves them out"
         )
     if summary.single_turn:
         summary.notes.append(

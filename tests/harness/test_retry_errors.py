@@ -131,6 +131,11 @@ def test_compare_rescore_and_replay_read_the_latest_line(
         ("s0002", 2, None, 1.0),
     ]
     assert (diff.only_in_a, diff.only_in_b) == (0, 0)
+    # The headline counts the errored pairs as 0 (they used to leave the mean, so the
+    # run with errors scored as well as the one without).
+    (delta,) = diff.rewards
+    assert diff.summary_a.rewards["qa_f1_reward"].mean == 1.0
+    assert (delta.a, delta.b, delta.delta) == (pytest.approx(10 / 12), 1.0, pytest.approx(2 / 12))
 
     assert main(["score", str(run_dir)]) == 0
     (rescored,) = run_dir.glob("results.rescored-*.jsonl")

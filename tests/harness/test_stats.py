@@ -109,7 +109,11 @@ def test_summary_over_samples_and_epochs() -> None:
     assert s.stop_reasons == {"error": 2, "final": 7}
     assert s.tokens == {"input_tokens": 90, "output_tokens": 18, "total_tokens": 108}
     assert s.tool_calls_by_status == {"ok": 9}
-    assert "2 errored result(s) are excluded from the reward statistics" in s.notes
+    assert "2 errored result(s) score 0 in each reward's score" in s.notes[0]
+    # the headline counts every result, the two errored ones as 0: (1 + 3 + 0.5) / 9
+    assert (r.headline, r.errored) == (pytest.approx(4.5 / 9), 2)
+    # planned results missing from a killed run count 0 too
+    assert summarize(lines, epochs=3, planned=12).rewards["r"].headline == pytest.approx(4.5 / 12)
 
 
 def test_reward_without_threshold_has_no_pass_at_k() -> None:

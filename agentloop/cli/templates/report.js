@@ -40,12 +40,14 @@ function runHeader(header, label) {
 
 function rewardTable(summary) {
   const ks = [...new Set(Object.values(summary.rewards).flatMap((r) => Object.keys(r.pass_at_k || {})))];
-  const head = ["reward", "mean", "± stderr", "samples", "pass rate"];
+  const head = ["reward", "score", "scored mean", "± stderr", "errored", "samples", "pass rate"];
   for (const k of ks) head.push(`pass@${k}`, `pass^${k}`);
   const table = el("table", { class: "stats rewards" }, el("tr", {}, head.map((h) => el("th", { text: h }))));
   for (const [key, r] of Object.entries(summary.rewards)) {
     const cells = [el("td", { class: "mono", text: key }),
+      el("td", {}, stat(`reward:${key}:headline`, r.headline)),
       el("td", {}, stat(`reward:${key}:mean`, r.mean)), el("td", {}, stat(`reward:${key}:stderr`, r.stderr)),
+      el("td", {}, stat(`reward:${key}:errored`, r.errored)),
       el("td", {}, stat(`reward:${key}:count`, r.count)), el("td", {}, stat(`reward:${key}:pass_rate`, r.pass_rate))];
     for (const k of ks) {
       cells.push(el("td", {}, stat(`reward:${key}:pass_at_${k}`, (r.pass_at_k || {})[k])),
