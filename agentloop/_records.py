@@ -29,6 +29,7 @@ __all__ = [
     "iter_results",
     "latest_results",
     "latest_status",
+    "superseded_results",
 ]
 
 RESULTS_FILE = "results.jsonl"
@@ -84,6 +85,8 @@ class ResultIndex:
     """Where each (id, epoch)'s latest line is: pair -> line number (no line is held)."""
 
     latest: dict[Pair, int]
+    superseded_lines: tuple[int, ...]
+    """Line numbers of the older lines of retried pairs (replaced by a later line)."""
     lines: int
     """Result lines read, superseded ones included."""
     last_line: int
@@ -98,11 +101,28 @@ class ResultIndex:
 def index_results(path: Path) -> ResultIndex:
     """Read a results file once and note the latest line of each (id, epoch)."""
     latest: dict[Pair, int] = {}
+    older: list[int] = []
     lines = last = 0
     for number, raw in _lines(path):
-        latest[_pair(path, number, raw)] = number
+        replaced = latest.get(pair := _pair(path, number, raw))
+        if replaced is not None:
+            older.append(replaced)
+        latest[pair] = number
         lines, last = lines + 1, number
-    return ResultIndex(latest, lines, last)
+    return ResultIndex(latest, tuple(older), lines, last)
+
+
+def superseded_results(path: Path, index: ResultIndex) -> Iterator[dict[str, Any]]:
+    """The older lines of retried pairs: not results any more, but what they spent
+    (tokens) was spent."""
+    wanted = set(index.superseded_lines)
+    if not wanted:
+        return
+    for number, raw in _lines(path):
+        if number > index.last_line:
+            return
+        if number in wanted:
+            yield _record(path, number, raw)
 
 
 def latest_results(path: Path, index: ResultIndex | None = None) -> Iterator[dict[str, Any]]:

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from langchain_core.messages import AnyMessage
 from pydantic import TypeAdapter, ValidationError
 
-from agentloop._records import RESULTS_FILE, index_results
+from agentloop._records import RESULTS_FILE, index_results, superseded_results
 from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
@@ -192,6 +192,7 @@ def _summary(run_dir: Path, header: Mapping[str, Any]) -> RunSummary:
         epochs=int((header.get("config") or {}).get("epochs") or 1),
         planned=(header.get("planned") or {}).get("results"),
         superseded=index.superseded,
+        spent=superseded_results(path, index),
     )
     summary.notes.append(f"computed by agentloop view: {SUMMARY_FILE} is missing or older")
     return summary

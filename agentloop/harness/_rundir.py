@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agentloop._records import superseded_results
 from agentloop._secrets import MASK, is_secret_name
 from agentloop.benchmarks import bfcl_category
 from agentloop.errors import AgentloopError
@@ -294,6 +295,7 @@ def write_summary(
     summary = summarize(
         latest_results(run_dir / results_name, index),
         superseded=index.superseded,
+        spent=superseded_results(run_dir / results_name, index),
         epochs=int(config.get("epochs", 1)),
         invalid_lines=header.get("dataset", {}).get("invalid_lines", []),
         fail_on_error=config.get("fail_on_error", False),

@@ -113,7 +113,8 @@ class RunSummary(BaseModel):
     """``tool: ExceptionType`` -> calls where the tool raised that (its own bug, not a
     ``ToolException``), over all results."""
     tokens: dict[str, int] = Field(default_factory=dict)
-    """input_tokens, output_tokens, total_tokens over all results."""
+    """input_tokens, output_tokens, total_tokens spent: over all results, and over the
+    attempts that retries superseded."""
     model_retries: int = 0
     """Model requests retried after a temporary error (429, 5xx, connection errors,
     timeouts): the sum of the trajectories' ``steps[].retries``."""
@@ -279,14 +280,22 @@ def summarize(
     fail_on_error: bool | int | float = False,
     planned: int | None = None,
     superseded: int = 0,
+    spent: Iterable[Mapping[str, Any]] = (),
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
     epoch); ``planned`` is the number of results a finished run has; ``superseded``
-    counts older lines that retries replaced."""
+    counts older lines that retries replaced, and ``spent`` holds them: their tokens
+    count in ``tokens`` (spent, even if superseded)."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
     summary = acc.finish(epochs, planned)
+    # Tokens are what was spent: attempts that retries superseded count too.
+    extra: Counter[str] = Counter()
+    for line in spent:
+        extra.update(line.get("usage") or {})
+    for key in summary.tokens:
+        summary.tokens[key] += int(extra.get(key, 0))
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)

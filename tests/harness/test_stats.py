@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,3 +202,22 @@ def test_planned_results_make_a_summary_complete_or_not() -> None:
     partial = summarize([line("a", 1, 1.0)], planned=4)
     assert (partial.planned, partial.complete) == (4, False)
     assert summarize([line("a", 1, 1.0)], planned=1).complete
+
+
+def test_tokens_count_what_superseded_attempts_spent(tmp_path: Path) -> None:
+    # The summary read only the latest line of each pair: tokens of attempts that
+    # --retry-errors replaced vanished from the totals.
+    from agentloop._records import index_results, latest_results, superseded_results
+
+    failed = {**line("a", 1, None), "usage": {"input_tokens": 40, "output_tokens": 10,
+                                              "total_tokens": 50}}  # fmt: skip
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in [failed, line("a", 1, 1.0),
+                                                            line("b", 1, 1.0)]))  # fmt: skip
+    index = index_results(path)
+    assert (index.superseded, index.superseded_lines) == (1, (1,))
+    s = summarize(
+        latest_results(path, index), superseded=1, spent=superseded_results(path, index)
+    )
+    assert (s.results, s.errored) == (2, 0)
+    assert s.tokens == {"input_tokens": 60, "output_tokens": 14, "total_tokens": 74}
