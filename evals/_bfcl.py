@@ -128,7 +128,11 @@ def bfcl_verdict(
         score = 1.0 if decoded == want_call else 0.0
         said = f"{len(gen)} call(s) made" if decoded else "no decodable call made"
         rule = "a call is expected" if want_call else "no call is expected"
-        error = "" if score else ("relevance_error" if want_call else "irrelevance_error")
+        error = ""  # BFCL's own error types, suffix included
+        if not score:
+            error = "relevance_error:decoder_failed" if want_call else (
+                "irrelevance_error:decoder_success"
+            )  # fmt: skip
         return _result(score, f"{category}: {said}; {rule}", category, error, len(gen), 0)
     try:
         return _ast_verdict(category, gen, ground_truth, _docs(metadata, row), multiple, parallel)

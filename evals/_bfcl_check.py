@@ -118,11 +118,11 @@ def _dict(param: str, value: Any, options: list[Any]) -> Failure | None:
             if _normal(item) not in [_normal(a) for a in accepted]:
                 found = ("value_error:dict_value", _not_among(f"{param}.{key}", item, accepted))
                 break
-        if found is None:
-            for key, accepted in option.items():
-                if key not in value and "" not in accepted:
-                    found = ("value_error:dict_key", f"missing key {key!r} in {param!r}")
-                    break
+        # BFCL looks for missing keys even after a value failed: a missing key wins.
+        for key, accepted in option.items():
+            if key not in value and "" not in accepted:
+                found = ("value_error:dict_key", f"missing key {key!r} in {param!r}")
+                break
         if found is None:
             return None
         failure = found

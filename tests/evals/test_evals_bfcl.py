@@ -261,3 +261,33 @@ def test_the_first_acceptable_value_that_is_not_blank_sets_the_answer_type() -> 
     assert bfcl_verdict([call(base=10, unit="5")], truth, META).score == 0.0
     truth = {"tool_calls": [call(base={"$any": [10]}, unit={"$any": ["", "M2"]})]}
     assert bfcl_verdict([call(base=10, unit="m-2")], truth, META).score == 1.0
+
+
+def test_relevance_error_types_are_bfcls_own() -> None:
+    # BFCL's eval_runner writes these with their suffix; the suffix was missing.
+    made = [call(base=10)]
+    irrelevant = bfcl_verdict(made, None, {"bfcl_category": "irrelevance"})
+    assert irrelevant.details.error_type == "irrelevance_error:decoder_success"
+    relevant = bfcl_verdict([], None, {"bfcl_category": "live_relevance"})
+    assert relevant.details.error_type == "relevance_error:decoder_failed"
+
+
+def test_a_missing_dict_key_wins_over_a_wrong_value_as_in_bfcl() -> None:
+    # BFCL's dict_checker looks for missing keys even after a value failed, and the
+    # missing key's error type is the one it reports.
+    case = {
+        "id": "dict_both", "category": "simple_python",
+        "function": [{"name": "lookup", "description": "Look up.", "parameters": {
+            "type": "dict", "required": ["where"], "properties": {"where": {
+                "type": "dict", "properties": {"city": {"type": "string"},
+                                               "zip": {"type": "string"}}}}}}],
+        "ground_truth": [{"lookup": {"where": [{"city": ["Paris"], "zip": ["75001"]}]}}],
+        "output": [{"lookup": {"where": {"city": "Lyon"}}}],
+    }  # fmt: skip
+    made, truth, metadata = row_of(case)
+    result = bfcl_verdict(made, truth, metadata)
+    assert (result.score, result.details.error_type) == (0.0, "value_error:dict_key")
+    # a wrong value alone is still a value error
+    case["output"] = [{"lookup": {"where": {"city": "Lyon", "zip": "75001"}}}]
+    made, truth, metadata = row_of(case)
+    assert bfcl_verdict(made, truth, metadata).details.error_type == "value_error:dict_value"
