@@ -31,6 +31,7 @@ __all__ = [
     "field",
     "invalid_call",
     "read_call",
+    "split_calls",
     "tool_call_blocks",
 ]
 
@@ -151,6 +152,26 @@ def invalid_call(call: Any, problem: str) -> dict[str, Any]:
         "args": raw if raw is None or isinstance(raw, str) else json.dumps(raw),
         "error": problem,
     }
+
+
+def split_calls(calls: list[Any], lenient_json: bool = False) -> tuple[list[Any], list[Any]]:
+    """The calls usable as made, and the others as :func:`invalid_call` records.
+
+    ``lenient_json``: calls whose text is not strict JSON stay with the usable ones, for
+    a reader that parses leniently (LangChain's) to decide.
+
+    >>> keep, invalid = split_calls([{"name": "f"}, {"name": "g", "arguments": "[1]"}])
+    >>> keep, [(i["name"], i["error"]) for i in invalid]
+    ([{'name': 'f'}], [('g', 'arguments are not a JSON object')])
+    """
+    keep, invalid = [], []
+    for call in calls:
+        problem = read_call(call).problem
+        if problem is None or (lenient_json and problem == NOT_JSON):
+            keep.append(call)
+        else:
+            invalid.append(invalid_call(call, problem))
+    return keep, invalid
 
 
 def tool_call_blocks(text: str) -> list[str]:

@@ -98,3 +98,12 @@ def test_prompt_history_in_any_accepted_shape_is_sent_as_openai_calls(case: str)
     assert call["type"] == "function" and call["function"]["name"] == usable[0]
     ai = convert_to_messages(wired)[1]
     assert isinstance(ai, AIMessage) and [(c["name"], c["args"]) for c in ai.tool_calls] == [usable]
+
+
+def test_the_readers_documented_examples_hold() -> None:
+    import doctest
+
+    import agentloop._tool_calls
+
+    result = doctest.testmod(agentloop._tool_calls)
+    assert result.attempted >= 10 and result.failed == 0

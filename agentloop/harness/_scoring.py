@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
-from agentloop._tool_calls import invalid_call, read_call
+from agentloop._tool_calls import split_calls
 from agentloop.engine import (
     ContentCallParser,
     StepRecord,
@@ -72,19 +72,14 @@ def recorded_trajectory(
 def _as_messages(wired: list[dict[str, Any]]) -> list[BaseMessage]:
     """LangChain messages of row messages; a recorded call that is not usable as made
     (arguments not JSON or not an object, no name) stays the model's malformed call."""
-    unusable: dict[int, list[dict[str, Any]]] = {}
+    unusable: dict[int, list[Any]] = {}
     for index, message in enumerate(wired):
         calls = message.get("tool_calls") if message.get("role") == "assistant" else None
         if not calls:
             continue
-        keep = []
-        for call in calls:
-            problem = read_call(call).problem
-            if problem is None:
-                keep.append(call)
-            else:
-                unusable.setdefault(index, []).append(invalid_call(call, problem))
-        if index in unusable:
+        keep, invalid = split_calls(calls)
+        if invalid:
+            unusable[index] = invalid
             wired[index] = {**message, "tool_calls": keep}
     messages = list(convert_to_messages(wired))
     for index, invalid in unusable.items():

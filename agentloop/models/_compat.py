@@ -14,7 +14,7 @@ from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr, SecretStr
 
-from agentloop._tool_calls import NOT_JSON, invalid_call, read_call
+from agentloop._tool_calls import split_calls
 from agentloop.models._endpoint import display_url
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
@@ -116,16 +116,10 @@ class CompatChatOpenAI(ChatOpenAI):
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict) or not isinstance(message.get("tool_calls"), list):
                 continue
-            calls = message["tool_calls"]
-            keep = []
-            for call in calls:
-                problem = read_call(call).problem
-                # Text that is not strict JSON: LangChain's own (lenient) reading decides.
-                if problem is None or problem == NOT_JSON:
-                    keep.append(call)
-                else:
-                    unusable.setdefault(index, []).append(invalid_call(call, problem))  # type: ignore[arg-type]
-            if index in unusable:
+            # Text that is not strict JSON: LangChain's own (lenient) reading decides.
+            keep, invalid = split_calls(message["tool_calls"], lenient_json=True)
+            if invalid:
+                unusable[index] = invalid
                 message["tool_calls"] = keep or None
         if not unusable:
             return super()._create_chat_result(response, generation_info)
