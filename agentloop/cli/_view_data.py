@@ -191,8 +191,7 @@ def _summary(run_dir: Path, header: Mapping[str, Any]) -> RunSummary:
         latest_results(path, index),
         epochs=int((header.get("config") or {}).get("epochs") or 1),
         planned=(header.get("planned") or {}).get("results"),
-        superseded=index.superseded,
-        spent=superseded_results(path, index),
+        superseded=superseded_results(path, index),
     )
     summary.notes.append(f"computed by agentloop view: {SUMMARY_FILE} is missing or older")
     return summary

@@ -126,12 +126,12 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     path_b, epochs_b = resolve_results(b)
     index_a, index_b = index_results(path_a), index_results(path_b)
     summary_a = summarize(
-        latest_results(path_a, index_a), epochs=epochs_a, superseded=index_a.superseded,
-        spent=superseded_results(path_a, index_a),
+        latest_results(path_a, index_a), epochs=epochs_a,
+        superseded=superseded_results(path_a, index_a),
     )  # fmt: skip
     summary_b = summarize(
-        latest_results(path_b, index_b), epochs=epochs_b, superseded=index_b.superseded,
-        spent=superseded_results(path_b, index_b),
+        latest_results(path_b, index_b), epochs=epochs_b,
+        superseded=superseded_results(path_b, index_b),
     )  # fmt: skip
     keys = list(dict.fromkeys([*summary_a.rewards, *summary_b.rewards]))
     deltas = []

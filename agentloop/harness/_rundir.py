@@ -294,8 +294,7 @@ def write_summary(
     index = index_results(run_dir / results_name)
     summary = summarize(
         latest_results(run_dir / results_name, index),
-        superseded=index.superseded,
-        spent=superseded_results(run_dir / results_name, index),
+        superseded=superseded_results(run_dir / results_name, index),
         epochs=int(config.get("epochs", 1)),
         invalid_lines=header.get("dataset", {}).get("invalid_lines", []),
         fail_on_error=config.get("fail_on_error", False),

@@ -279,27 +279,28 @@ def summarize(
     invalid_lines: Iterable[str] = (),
     fail_on_error: bool | int | float = False,
     planned: int | None = None,
-    superseded: int = 0,
-    spent: Iterable[Mapping[str, Any]] = (),
+    superseded: Iterable[Mapping[str, Any]] = (),
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
-    epoch); ``planned`` is the number of results a finished run has; ``superseded``
-    counts older lines that retries replaced, and ``spent`` holds them: their tokens
-    count in ``tokens`` (spent, even if superseded)."""
+    epoch); ``planned`` is the number of results a finished run has; ``superseded`` are
+    the older lines that retries replaced: counted, and their tokens count in
+    ``tokens`` (spent, even if superseded)."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
     summary = acc.finish(epochs, planned)
     # Tokens are what was spent: attempts that retries superseded count too.
     extra: Counter[str] = Counter()
-    for line in spent:
+    replaced = 0
+    for line in superseded:
+        replaced += 1
         extra.update(line.get("usage") or {})
     for key in summary.tokens:
         summary.tokens[key] += int(extra.get(key, 0))
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)
-    summary.superseded = superseded
+    summary.superseded = replaced
     if summary.errored:
         summary.notes.append(
             f"{summary.errored} errored result(s) score 0 in each reward's score (the "
@@ -310,9 +311,9 @@ def summarize(
             f"{summary.single_turn} result(s) are single-turn tool-call evaluations: the first "
             "reply's calls were scored and not executed"
         )
-    if superseded:
+    if replaced:
         summary.notes.append(
-            f"{superseded} older result line(s) were superseded by retries (the latest counts)"
+            f"{replaced} older result line(s) were superseded by retries (the latest counts)"
         )
     if summary.invalid_lines:
         summary.notes.append(f"{len(summary.invalid_lines)} invalid dataset line(s) were skipped")

@@ -217,7 +217,7 @@ def test_tokens_count_what_superseded_attempts_spent(tmp_path: Path) -> None:
     index = index_results(path)
     assert (index.superseded, index.superseded_lines) == (1, (1,))
     s = summarize(
-        latest_results(path, index), superseded=1, spent=superseded_results(path, index)
+        latest_results(path, index), superseded=superseded_results(path, index)
     )
-    assert (s.results, s.errored) == (2, 0)
+    assert (s.results, s.errored, s.superseded) == (2, 0, 1)
     assert s.tokens == {"input_tokens": 60, "output_tokens": 14, "total_tokens": 74}
