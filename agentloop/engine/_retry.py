@@ -16,6 +16,8 @@ __all__ = ["RetryPolicy", "call_with_retry", "is_transient", "retry_after_second
 T = TypeVar("T")
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
+# Statuses that say "try again later" by definition: retried even when they repeat verbatim.
+_BUSY_STATUS = frozenset({408, 409, 429, 502, 503, 504})
 
 
 class RetryPolicy(BaseModel):
@@ -95,16 +97,24 @@ async def call_with_retry(
 ) -> T:
     """Await ``fn()``, retrying temporary errors per ``policy``.
 
+    A 5xx such as 500 that comes back verbatim on a retry is the server failing on this
+    request, not a passing fault: it is raised then, not retried to the end.
     ``on_retry(attempt, error, delay)`` is told of each retry before its wait.
     """
     started = time.monotonic()
     attempt = 0
+    previous: tuple[int, str] | None = None
     while True:
         try:
             return await fn()
         except Exception as exc:
             if policy is None or attempt >= policy.max_retries or not is_transient(exc):
                 raise
+            status = _status_code(exc)
+            if status is not None and status not in _BUSY_STATUS:
+                if previous == (status, str(exc)):
+                    raise
+                previous = (status, str(exc))
             wait = policy.delay(attempt + 1, exc)
             if time.monotonic() - started + wait > policy.max_total_s:
                 raise

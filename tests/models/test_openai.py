@@ -172,11 +172,25 @@ def test_5xx_retried_up_to_max_retries(stub: StubServer) -> None:
     assert [s.retries for s in traj.steps] == [2, 1]
     assert len(stub.requests) == 5
 
-    stub.push(error(500), error(500), error(500))
+    stub.push(error(500, "a"), error(500, "b"), error(500, "c"))
     traj = agent(stub, options={"max_retries": 2})
-    assert traj.stop_reason == "error" and "Error code: 500" in (traj.error or "")
+    assert traj.stop_reason == "error" and "Error code: 500 - c" in (traj.error or "")
     assert traj.steps[-1].retries == 2
     assert len(stub.requests) == 8  # 5 before + 3 attempts: ChatOpenAI did not retry too
+
+
+def test_a_500_repeated_verbatim_is_not_retried_again_and_its_cause_is_kept(
+    stub: StubServer,
+) -> None:
+    # "Come back later" statuses are retried even when they repeat verbatim.
+    stub.push(error(503, "busy"), error(503, "busy"), reply("done"))
+    assert agent(stub, options={"max_retries": 4}).final_answer == "done"
+    assert len(stub.requests) == 3
+    cause = "Tool choice 'missing' not found in tools."
+    stub.push(error(500, cause), error(500, cause), error(500, cause), reply("never"))
+    traj = agent(stub, options={"max_retries": 4})
+    assert traj.stop_reason == "error" and cause in (traj.error or "")
+    assert len(stub.requests) == 5 and traj.steps[-1].retries == 1
 
 
 # langchain-openai re-raises openai's errors as subclasses named OpenAI...Error.
