@@ -55,11 +55,9 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     # The server rejects null content (HTTP 500) and reads only the legacy max_tokens.
     "empty_content_for_tool_calls": True,
     "max_tokens_field": "max_tokens",
-    # chatml-function-calling drops tool messages from the prompt. After the results,
-    # "none" asks for a text answer; the usual "auto" would ignore max_tokens here.
-    "tool_results_as_user": True,
+    # After the tool results, "none" asks a small model for its answer; with "auto"
+    # it tends to call again until max_rounds.
     "followup_tool_choice": "none",
-    "required_as_named": True,  # the server has no "required" (it fails an assert)
     # One request at a time: the server serializes them anyway, and queueing here
     # keeps queue time out of request_timeout.
     "max_concurrent_requests": 1,
@@ -67,7 +65,7 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "max_retries": 1,
     "n_ctx": 4096,
     "n_threads": None,
-    "chat_format": "chatml-function-calling",
+    "chat_format": "agentloop",  # agentloop.models._local_chat
     "startup_timeout_s": 180.0,
     "server_args": [],
 }

@@ -35,6 +35,7 @@ def watch():
         if os.getppid() != parent:
             os._exit(3)
 threading.Thread(target=watch, daemon=True).start()
+import agentloop.models._local_chat  # registers the "agentloop" chat format
 sys.argv = ["llama_cpp.server", *sys.argv[1:]]
 runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """

@@ -92,9 +92,54 @@ def test_local_model_end_to_end_and_replay(
                                        "qa_f1_reward"}  # fmt: skip
         assert all(0.0 <= s["score"] <= 1.0 for s in line["scores"].values())
 
+    # Two tools bound, tool_choice required: a call in every sample, answered.
+    assert {c["name"] for line in lines.values() for s in line["trajectory"]["steps"]
+            for c in s["tool_calls"]} <= {"get_weather", "calculator"}  # fmt: skip
+
+    # Temperature 0: a second run makes the same trajectories.
+    again = load_config(CONFIG, overrides={"output_dir": str(tmp_path), "name": "again"})
+    assert _lines(run_eval_sync(again, config_path=CONFIG).run_dir) == lines
+
     # Offline, with the server stopped: the same trajectories and scores.
     replay = load_config(CONFIG, overrides={"output_dir": str(tmp_path), "name": "replayed",
                                             "model": f"replay:{run_dir}"})  # fmt: skip
     replayed = run_eval_sync(replay, config_path=CONFIG)
     assert _lines(replayed.run_dir) == lines
     assert _children() == []
+
+
+def test_local_model_with_several_tools_and_tool_choice_auto(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama-cpp-python's chatml-function-calling failed every request here (HTTP 500)."""
+    monkeypatch.chdir(ROOT)
+    overrides = {"output_dir": str(tmp_path), "tool_choice": "auto", "limit": 3}
+    outcome = run_eval_sync(load_config(CONFIG, overrides=overrides), config_path=CONFIG)
+    for line in _lines(outcome.run_dir).values():
+        assert line["status"] == "ok", line["error"]
+        assert line["trajectory"]["stop_reason"] in ("final", "max_rounds")
+
+
+def test_the_prompt_is_the_models_own_turns_unescaped() -> None:
+    from llama_cpp import Llama
+
+    from agentloop.models._local import resolve_model_path
+    from agentloop.models._local_chat import _Renderer, prompt_messages, tool_instructions
+
+    llama = Llama(str(resolve_model_path("gemma-3-270m")[0]), vocab_only=True)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    messages = [
+        {"role": "system", "content": 'Say "hi" <b>'},
+        {"role": "user", "content": "x < y & z"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a": "\\""}'}}
+        ]},
+        {"role": "tool", "tool_call_id": "c", "content": "<ok>"},
+    ]  # fmt: skip
+    prompt = _Renderer(llama)(prompt_messages(messages, tool_instructions(tools)))
+    assert "&#34;" not in prompt and "&lt;" not in prompt and "&amp;" not in prompt
+    assert prompt.count("<start_of_turn>user") == 2  # system text opens the first user turn
+    assert 'Say "hi" <b>' in prompt and "x < y & z" in prompt
+    assert '<tool_call>\n{"name": "f", "arguments": {"a": "\\""}}\n</tool_call>' in prompt
+    assert "<tool_response>\n<ok>\n</tool_response>" in prompt
+    assert prompt.endswith("<start_of_turn>model\n")

@@ -203,11 +203,12 @@ def test_local_source_talks_openai_with_compat_defaults(
     assert traj.final_answer == "It is sunny." and traj.tool_calls()[0].status == "ok"
     first, second = stub.requests
     assert first["model"] == "gemma-3-270m" and first["max_tokens"] == 32
-    # The server has no "required"; with one tool bound it means that tool.
-    assert first["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    # The agentloop chat format (agentloop.models._local_chat) knows "required" and the
+    # tool role, as an OpenAI endpoint does.
+    assert first["tool_choice"] == "required"
     assert second["messages"][1]["content"] == ""  # never null for llama-cpp-python
-    result = {"role": "user", "content": "Result of get_weather: sunny in Boston"}
-    assert second["messages"][2] == result  # chatml-function-calling drops the tool role
+    result = {"role": "tool", "content": "sunny in Boston", "tool_call_id": "c1"}
+    assert second["messages"][2] == result
     assert second["tool_choice"] == "none"  # a forced choice is not repeated after results
 
 
