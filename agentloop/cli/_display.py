@@ -69,6 +69,8 @@ def _run_table(summary: RunSummary) -> Table:
             f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
         ),
     ]
+    if summary.cache:
+        rows.append(("cache", f"{summary.cache['hits']} hits, {summary.cache['misses']} misses"))
     if not summary.complete:
         rows.insert(1, ("INCOMPLETE", f"{summary.results} of {summary.planned} results"))
     if summary.failure:

@@ -127,6 +127,12 @@ class EvalConfig(BaseModel):
     fsync: bool = False
     """fsync results.jsonl after each line (survives power loss, not only a kill;
     costs a disk sync per sample). Lines are always flushed."""
+    cache: bool | str = False
+    """Reuse model replies: true (``~/.cache/agentloop``, or ``$XDG_CACHE_HOME``) or a
+    directory. A reply is reused for the same model, endpoint, messages, tools,
+    tool_choice, sampling parameters, seed and epoch; live models only."""
+    cache_expiry_s: float | None = Field(default=None, gt=0)
+    """With ``cache``: seconds after which a stored reply is no longer reused."""
     preflight: bool = True
     """Before the first sample, check with one cheap request that the model's endpoint
     answers (``openai:``); false (or ``--no-preflight``) skips the check."""
@@ -178,6 +184,14 @@ class EvalConfig(BaseModel):
             # Replayed tool results would leave the environment untouched: re-run them.
             if (self.model or "").startswith("replay:"):
                 self.model_options.setdefault("replay_tools", "live")
+        return self
+
+    @model_validator(mode="after")
+    def _check_cache_fields(self) -> EvalConfig:
+        if self.cache_expiry_s is not None and self.cache is False:
+            raise ValueError("cache_expiry_s: only used with cache")
+        if self.cache == "":
+            raise ValueError("cache: true, false or a directory")
         return self
 
     @model_validator(mode="after")

@@ -17,11 +17,12 @@ import ipaddress
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
 
-from agentloop.errors import AgentloopError
+from agentloop.errors import AgentloopError, ModelSpecError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._rows import Sample
 from agentloop.harness._sample import Prepared, run_sample
@@ -60,7 +61,22 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
     from agentloop.models import open_model
 
     async with open_model(config.model, config.model_params, config.model_options) as source:
-        yield source
+        if config.cache is False:
+            yield source
+            return
+        from agentloop.models._cache import ResponseCache, default_cache_dir
+
+        if source.endpoint is None:
+            raise ModelSpecError(
+                f"cache: only replies of live models are cached; {config.model} makes no "
+                f"requests (remove cache)"
+            )
+        where = default_cache_dir() if config.cache is True else Path(config.cache)
+        source.cache = ResponseCache(where, config.cache_expiry_s)
+        try:
+            yield source
+        finally:
+            source.cache.close()
 
 
 class LocalPool:

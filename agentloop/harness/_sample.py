@@ -28,6 +28,7 @@ from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness._selection import Selection, select_rows
 from agentloop.harness._tools import sample_row, turn_plan
 from agentloop.models import ModelSource
+from agentloop.models._cache import cache_scope
 
 __all__ = ["Prepared", "prepare", "run_sample"]
 
@@ -139,25 +140,30 @@ async def _generate(
             record["request"]["turn_tools"].append(
                 {"tools": signature["tools"], "tools_sha256": signature["tools_sha256"]}
             )
-    trajectory = await run_agent(
-        model,
-        tools,
-        with_system_prompt(prompt_messages(sample.messages), p.system_prompt),
-        turns=turns,
-        snapshot=env.snapshot if env is not None else None,
-        max_rounds=cfg.max_rounds,
-        single_turn=record["single_turn"],
-        tool_timeout=cfg.tool_timeout,
-        time_limit=cfg.time_limit,
-        token_limit=cfg.token_limit,
-        parallel_tool_calls=cfg.parallel_tool_calls,
-        tool_execution=cfg.tool_execution,
-        tool_choice=cfg.tool_choice,
-        max_tool_output_chars=cfg.max_tool_output_chars,
-        retry=source.retry_policy,
-        parse_content_tool_calls=p.parser or False,
-        tool_executor=source.tool_executor(sample.id, epoch),
-    )
+    if source.cache is not None:
+        model.cache = source.cache  # LangChain looks replies up there
+    with cache_scope(epoch) as cache_counts:
+        trajectory = await run_agent(
+            model,
+            tools,
+            with_system_prompt(prompt_messages(sample.messages), p.system_prompt),
+            turns=turns,
+            snapshot=env.snapshot if env is not None else None,
+            max_rounds=cfg.max_rounds,
+            single_turn=record["single_turn"],
+            tool_timeout=cfg.tool_timeout,
+            time_limit=cfg.time_limit,
+            token_limit=cfg.token_limit,
+            parallel_tool_calls=cfg.parallel_tool_calls,
+            tool_execution=cfg.tool_execution,
+            tool_choice=cfg.tool_choice,
+            max_tool_output_chars=cfg.max_tool_output_chars,
+            retry=source.retry_policy,
+            parse_content_tool_calls=p.parser or False,
+            tool_executor=source.tool_executor(sample.id, epoch),
+        )
+    if source.cache is not None:
+        record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}
     # replay with replay_tools: live reports tools whose output changed since the recording
     if found := source.tool_differences(sample.id, epoch):
         record["replay_tool_diffs"] = found

@@ -118,6 +118,9 @@ class RunSummary(BaseModel):
     model_retries: int = 0
     """Model requests retried after a temporary error (429, 5xx, connection errors,
     timeouts): the sum of the trajectories' ``steps[].retries``."""
+    cache: dict[str, int] = Field(default_factory=dict)
+    """With ``cache:``: ``hits`` and ``misses`` of the response cache over all results
+    (empty when the run used none)."""
     latency: LatencyStats = Field(default_factory=LatencyStats)
     """Percentiles of sample wall time."""
     rounds: dict[str, float] = Field(default_factory=dict)
@@ -178,6 +181,7 @@ class _Accumulator:
             s.single_turn += 1
         self.counters["tools"].update(line.get("tool_calls_by_status") or {})
         self.counters["tokens"].update(line.get("usage") or {})
+        self.counters["cache"].update(line.get("cache") or {})
         steps = (line.get("trajectory") or {}).get("steps") or []
         s.model_retries += sum(int(step.get("retries") or 0) for step in steps)
         self.counters["exceptions"].update(
@@ -250,6 +254,8 @@ class _Accumulator:
         s.tokens = {
             k: int(tokens.get(k, 0)) for k in ("input_tokens", "output_tokens", "total_tokens")
         }
+        if self.counters["cache"]:
+            s.cache = {k: int(self.counters["cache"].get(k, 0)) for k in ("hits", "misses")}
         s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
         s.error_examples = dict(sorted(s.error_examples.items()))
         s.stop_reasons = dict(sorted(self.counters["stop"].items()))

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from langchain_core.caches import BaseCache
 from langchain_core.language_models import BaseChatModel
 
 from agentloop.engine import ExecutorFactory, RetryPolicy
@@ -70,6 +71,8 @@ class ModelSource(abc.ABC):
     endpoint: str | None = None
     """The URL requests go to, without credentials (recorded in run.json as
     ``base_url``); None for sources that call no server."""
+    cache: BaseCache | None = None
+    """The response cache the run set (``cache:``), for the models this source hands out."""
 
     async def preflight(self) -> None:
         """Check, with one cheap request, that the model can be reached; raise

@@ -1,0 +1,138 @@
+"""The response cache (``cache: true`` or a directory): a rerun does not pay twice.
+
+A LangChain ``BaseCache`` set on the live chat model, so it sits where LangChain looks
+a reply up, whatever the provider. The key hashes LangChain's own description of the
+request (``llm_string``: provider class, model, endpoint, sampling parameters and seed,
+tools and ``tool_choice``), the messages, and the epoch of the sample asking, so that
+epochs stay independent samples. Values are the replies as JSON (LangChain's
+``message_to_dict``; never a pickle), in one SQLite file that several processes may
+write at once. Hits and misses are counted per sample (``cache_scope``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from langchain_core.caches import BaseCache
+from langchain_core.messages import message_to_dict, messages_from_dict
+from langchain_core.outputs import ChatGeneration, Generation
+
+__all__ = ["CACHE_FILE", "ResponseCache", "cache_scope", "default_cache_dir"]
+
+CACHE_FILE = "responses.sqlite"
+_SCOPE: ContextVar[tuple[int, Counter[str]] | None] = ContextVar("agentloop_cache", default=None)
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/agentloop``, else ``~/.cache/agentloop``."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentloop"
+
+
+@contextmanager
+def cache_scope(epoch: int) -> Iterator[Counter[str]]:
+    """Within the block, lookups are keyed on ``epoch`` and counted in the returned
+    counter (``hit``, ``miss``)."""
+    counts: Counter[str] = Counter()
+    token = _SCOPE.set((epoch, counts))
+    try:
+        yield counts
+    finally:
+        _SCOPE.reset(token)
+
+
+# What a reply carries that is not sent back with it: a reused reply differs there
+# (LangChain zeroes the cost of a hit), and the key must not.
+_NOT_SENT = ("id", "response_metadata", "usage_metadata")
+
+
+def _sent(prompt: str) -> Any:
+    """LangChain's serialized messages without what the next request does not send."""
+    try:
+        messages = json.loads(prompt)
+    except json.JSONDecodeError:
+        return prompt
+    for message in messages if isinstance(messages, list) else []:
+        kwargs = message.get("kwargs") if isinstance(message, dict) else None
+        if isinstance(kwargs, dict):
+            for name in _NOT_SENT:
+                kwargs.pop(name, None)
+    return messages
+
+
+class ResponseCache(BaseCache):
+    """Model replies in ``<directory>/responses.sqlite``; entries older than
+    ``expiry_s`` (if set) are misses and are replaced."""
+
+    def __init__(self, directory: str | Path, expiry_s: float | None = None) -> None:
+        self.path = Path(directory) / CACHE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.expiry_s = expiry_s
+        self._lock = threading.Lock()  # one connection, used from LangChain's threads
+        self._db = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+        with self._lock, self._db:
+            self._db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies "
+                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+            )
+
+    @staticmethod
+    def _key(prompt: str, llm_string: str) -> tuple[str, Counter[str] | None]:
+        scope = _SCOPE.get()
+        epoch, counts = scope if scope is not None else (None, None)
+        text = json.dumps([llm_string, _sent(prompt), epoch], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest(), counts
+
+    def lookup(self, prompt: str, llm_string: str) -> Sequence[Generation] | None:
+        key, counts = self._key(prompt, llm_string)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT value, created FROM replies WHERE key = ?", (key,)
+            ).fetchone()
+        fresh = row is not None and (
+            self.expiry_s is None or time.time() - row[1] <= self.expiry_s
+        )
+        if counts is not None:
+            counts["hit" if fresh else "miss"] += 1
+        if not fresh:
+            return None
+        return [
+            ChatGeneration(message=messages_from_dict([g["message"]])[0],
+                           generation_info=g["generation_info"])
+            for g in json.loads(row[0])
+        ]  # fmt: skip
+
+    def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
+        if not all(isinstance(g, ChatGeneration) for g in return_val):
+            return  # only chat replies are kept
+        key, _ = self._key(prompt, llm_string)
+        value = json.dumps([
+            {"message": message_to_dict(g.message), "generation_info": g.generation_info}
+            for g in return_val if isinstance(g, ChatGeneration)
+        ])  # fmt: skip
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies (key, value, created) VALUES (?, ?, ?)",
+                (key, value, time.time()),
+            )
+
+    def clear(self, **kwargs: Any) -> None:
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM replies")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
