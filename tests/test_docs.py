@@ -189,3 +189,27 @@ def test_first_evaluation_runs_as_the_page_says(
     assert scores["mi-to-km"] == {"tool_call_match": 0.0, "qa_f1_reward": 0.0}
     assert lines["mi-to-km"]["trajectory"]["messages"][2]["content"] == "3.11"
     assert main(["show", str(run_dir), "mi-to-km"]) == 0
+
+
+def test_serving_the_local_model_yourself_sets_what_local_sets(monkeypatch: Any) -> None:
+    import anyio
+    import yaml
+
+    from agentloop.models import open_model
+    from agentloop.models._local import LOCAL_DEFAULTS
+
+    (block,) = blocks_with("python -m llama_cpp.server", "console")
+    options = {
+        k: yaml.safe_load(v) for k, v in re.findall(r"model_options\.(\w+)=(\S+)", block.text)
+    }
+    assert len(options) >= 5
+    assert options == {k: LOCAL_DEFAULTS[k] for k in options}
+    for flag in ("--model_alias gemma-3-270m", "--chat_format " + LOCAL_DEFAULTS["chat_format"]):
+        assert flag in block.text
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+
+    async def main() -> None:
+        async with open_model("openai:gemma-3-270m", {}, options):  # every option accepted
+            pass
+
+    anyio.run(main)
