@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench test-live clean bfcl-agreement .venv-bfcl browser bfcl-multi-turn
+.PHONY: demo test lint docs bench test-live clean bfcl-agreement .venv-bfcl browser bfcl-multi-turn
 
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>); --no-deps: its dependencies pull torch.
 $(STAMP): pyproject.toml
@@ -42,6 +42,20 @@ test-live: $(LOCAL_STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check agentloop tools evals tests bench
 	$(PY) -m mypy
+
+# The documentation site (docs/mkdocs.yml, pages in docs/pages/) into build/site/, in its
+# own environment with the docs extra. --strict: a broken link, anchor or API reference
+# fails the build. The API reference is read from the source (nothing is imported).
+DOCS_VENV := .venv-docs
+DOCS_STAMP := $(DOCS_VENV)/.installed-docs
+$(DOCS_STAMP): pyproject.toml
+	test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/python -m mkdocs build --strict -q -f docs/mkdocs.yml
+	@echo "docs: build/site/index.html"
 
 # The reference reward library, timed side by side; never a dependency of agentloop.
 REF_STAMP := .venv-bench/.installed-reward-kit
@@ -92,4 +106,4 @@ bfcl-multi-turn: $(STAMP)
 	$(PY) bench/bfcl_multi_turn_scripted.py
 
 clean:
-	rm -rf $(VENV) .venv-bench .venv-bfcl runs .pytest_cache .mypy_cache .ruff_cache test-artifacts
+	rm -rf $(VENV) .venv-bench .venv-bfcl $(DOCS_VENV) build runs .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -185,4 +185,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from bench_page import publish
+
+    page = "bfcl-speed" if "--speed-only" in sys.argv else "bfcl-agreement"
+    raise SystemExit(publish(page, main))

@@ -171,4 +171,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from bench_page import publish
+
+    raise SystemExit(publish("bfcl-multi-turn-agreement", main))

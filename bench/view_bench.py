@@ -153,4 +153,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from bench_page import publish
+
+    raise SystemExit(publish("view", main))

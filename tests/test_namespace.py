@@ -5,12 +5,13 @@ A user's own ``tools.py`` or ``evals.py`` must never shadow (or be shadowed by) 
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+from tests.support.docs import block_with
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,11 +46,10 @@ def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
     assert not any(n.startswith(("tools/", "evals/")) for n in names)
 
 
-def test_readme_api_example_runs_beside_a_users_own_tools_and_evals(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(
-        b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "run_eval_sync(" in b
-    )
+def test_the_documented_api_example_runs_beside_a_users_own_tools_and_evals(
+    tmp_path: Path,
+) -> None:
+    block = block_with("run_eval_sync(")
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     # a user's own modules with the generic names, importable from the working directory
     (tmp_path / "tools.py").write_text("def convert_units(x):\n    return x\n")

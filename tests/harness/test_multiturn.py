@@ -214,8 +214,8 @@ def test_the_shipped_bank_example_scores_as_the_readme_says(
             0.0, "turn 2: expected result '55' is not among the agent's results so far",
         ),
     }  # fmt: skip
-    readme = (ROOT / "README.md").read_text()
-    assert "turn 2: accounts.carol differs: expected 55, got 90" in readme
+    page = (ROOT / "docs" / "pages" / "multi-turn.md").read_text(encoding="utf-8")
+    assert "turn 2: accounts.carol differs: expected 55, got 90" in page
 
 
 def test_a_resume_refuses_an_environment_whose_code_changed(

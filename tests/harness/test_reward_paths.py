@@ -14,6 +14,7 @@ from agentloop.errors import ConfigError
 from agentloop.harness import load_config
 from agentloop.harness._rescore import rescore_run
 from agentloop.harness._runner import RunOutcome, run_eval_sync
+from tests.support.docs import block_with
 from tests.support.harness import add_setup, read_results
 
 REWARDS_PY = '''
@@ -230,12 +231,8 @@ def test_paths_need_a_resolver_in_evals_alone() -> None:
         parse_reward_specs(["pkg:fn"])
 
 
-def test_the_readme_reward_example(tmp_path: Path) -> None:
-    import re
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    (block,) = [b for b in blocks if "# my_rewards.py" in b]
+def test_the_documented_reward_example(tmp_path: Path) -> None:
+    block = block_with("# my_rewards.py")
     module = tmp_path / "my_rewards.py"
     module.write_text(block)
     judge, short = f"{module}:judge", f"{module}:short_answer"

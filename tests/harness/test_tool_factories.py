@@ -10,6 +10,7 @@ import pytest
 from agentloop.errors import AgentloopError, ConfigError, ToolLoadError
 from agentloop.harness import load_config
 from agentloop.harness._runner import RunOutcome, run_eval_sync
+from tests.support.docs import block_with
 from tests.support.harness import (
     ask,
     call,
@@ -258,11 +259,8 @@ def test_a_factory_failing_on_a_later_row_errors_that_sample(
     assert "factory" in lines["r1"]["error"] and "no env for r1" in lines["r1"]["error"]
 
 
-def test_the_readme_factory_example(tmp_path: Path) -> None:
-    import re
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "# shop.py" in b]
+def test_the_documented_factory_example(tmp_path: Path) -> None:
+    block = block_with("# shop.py")
     shop = tmp_path / "shop.py"
     shop.write_text(block)
     script = {
