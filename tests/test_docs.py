@@ -198,7 +198,7 @@ def test_serving_the_local_model_yourself_sets_what_local_sets(monkeypatch: Any)
     from agentloop.models import open_model
     from agentloop.models._local import LOCAL_DEFAULTS
 
-    (block,) = blocks_with("python -m llama_cpp.server", "console")
+    (block,) = blocks_with("python -m agentloop.models._local_chat", "console")
     options = {
         k: yaml.safe_load(v) for k, v in re.findall(r"model_options\.(\w+)=(\S+)", block.text)
     }

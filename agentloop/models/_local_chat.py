@@ -1,7 +1,8 @@
 """The ``agentloop`` chat format of the local server: any number of tools, any ``tool_choice``.
 
-It runs inside llama-cpp-python's server process (the child's bootstrap imports this
-module, which registers the format). llama-cpp-python's own ``chatml-function-calling``
+It runs inside llama-cpp-python's server process: ``local:`` starts the server through
+``serve``, and ``python -m agentloop.models._local_chat <server arguments>`` starts one
+by hand. llama-cpp-python's own ``chatml-function-calling``
 asserts ``tool_choice == "auto"`` when several tools are bound (an HTTP 500 without a
 cause), renders the prompt with HTML escaping (the model reads ``&#34;``) and in ChatML,
 which Gemma does not know. Here:
@@ -33,7 +34,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from llama_cpp import Llama, LlamaGrammar
 from llama_cpp.llama_chat_format import register_chat_completion_handler
 
-__all__ = ["FORMAT", "chat_handler", "tool_instructions"]
+__all__ = ["FORMAT", "chat_handler", "serve", "tool_instructions"]
 
 FORMAT = "agentloop"
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
@@ -269,3 +270,18 @@ def _response(
 
 
 register_chat_completion_handler(FORMAT)(chat_handler)
+
+
+def serve(argv: list[str]) -> None:
+    """llama-cpp-python's server with this format registered (``argv``: its arguments)."""
+    import runpy
+    import sys
+
+    sys.argv = ["llama_cpp.server", *argv]
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":  # python -m agentloop.models._local_chat <server arguments>
+    import sys
+
+    serve(sys.argv[1:])

@@ -27,7 +27,7 @@ __all__ = ["LocalServer"]
 
 # The child watches its parent and exits when orphaned (even if we were SIGKILLed).
 _BOOTSTRAP = """
-import os, runpy, sys, threading, time
+import os, sys, threading, time
 parent = os.getppid()
 def watch():
     while True:
@@ -35,9 +35,8 @@ def watch():
         if os.getppid() != parent:
             os._exit(3)
 threading.Thread(target=watch, daemon=True).start()
-import agentloop.models._local_chat  # registers the "agentloop" chat format
-sys.argv = ["llama_cpp.server", *sys.argv[1:]]
-runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+from agentloop.models._local_chat import serve  # with the "agentloop" chat format
+serve(sys.argv[1:])
 """
 
 _LIVE: set[LocalServer] = set()
@@ -73,7 +72,8 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
-        """``python -m llama_cpp.server ...`` (run through the orphan watchdog)."""
+        """llama-cpp-python's server with agentloop's chat format (through the orphan
+        watchdog)."""
         return [
             sys.executable,
             "-c",

@@ -132,7 +132,7 @@ def test_command_is_the_llama_cpp_server_on_loopback(tmp_path: Path) -> None:
     server = LocalServer(tmp_path / "m.gguf", "gemma-3-270m", ["--n_ctx", "4096"])
     server.port = 4321
     command = server.command()
-    assert "runpy.run_module(\"llama_cpp.server\"" in command[2]
+    assert "from agentloop.models._local_chat import serve" in command[2]
     args = command[3:]
     assert args[args.index("--host") + 1] == "127.0.0.1"
     assert args[args.index("--port") + 1] == "4321"
