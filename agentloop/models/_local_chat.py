@@ -14,8 +14,8 @@ which Gemma does not know. Here:
   JSON schemas keeps to a bound tool and its parameters;
 - ``required`` or a named tool: the reply is one call. ``auto``: the model writes freely,
   and if it opens a ``<tool_call>`` block the call is generated again under the grammar
-  (the same tokens where the model's were already valid). ``none``: the text up to where
-  the model would open a call;
+  (the same tokens where the model's were already valid). ``none``: text, as written
+  (a call written as text stays text, as an OpenAI-compatible server returns it);
 - each request is evaluated from an empty context, so a reply does not depend on which
   request the server answered before it (the prompt-prefix cache would otherwise make
   temperature 0 differ between runs).
@@ -201,8 +201,8 @@ def chat_handler(
                                     _call_grammar(allowed), [])  # fmt: skip
         else:
             content = text
-    else:  # no tool may be called: text up to where the model would write a call
-        content, finish = complete(prompt, None, [*stops, OPEN])
+    else:  # no tool may be called: the text, as it is (a server would not cut it)
+        content, finish = complete(prompt, None, stops)
     return _response(llama, prompt, content, body, finish, kwargs.get("model"))
 
 
