@@ -15,7 +15,7 @@ what the harness opens models with; the CLI and tests import the rest from the p
 
 from __future__ import annotations
 
-from agentloop.models import _local, _openai, _replay, _scripted  # noqa: F401  (they register)
+from agentloop.models import _local, _openai, _providers, _replay, _scripted  # noqa: F401 (register)
 from agentloop.models._base import (
     ModelSource,
     ProviderFactory,

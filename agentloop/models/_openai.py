@@ -58,7 +58,7 @@ OPENAI_OPTIONS = frozenset({"base_url", "api_key_env", *CONNECTION_OPTIONS})
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-def _lookup(name: str, dotenv: Mapping[str, str]) -> str | None:
+def lookup_secret(name: str, dotenv: Mapping[str, str]) -> str | None:
     """The environment wins over ``.env``; empty counts as unset."""
     return os.environ.get(name) or dotenv.get(name) or None
 
@@ -186,11 +186,11 @@ class OpenAISource(ModelSource):
             raise ModelSpecError("model option api_key_env must name an environment variable")
         base_url = (
             options.get("base_url")
-            or _lookup("OPENAI_BASE_URL", env)
-            or _lookup("OPENAI_API_BASE", env)
+            or lookup_secret("OPENAI_BASE_URL", env)
+            or lookup_secret("OPENAI_API_BASE", env)
             or _DEFAULT_BASE_URL
         )
-        key = _lookup(key_var, env)
+        key = lookup_secret(key_var, env)
         if key is None:
             if base_url.rstrip("/") == _DEFAULT_BASE_URL:
                 raise ModelSpecError(

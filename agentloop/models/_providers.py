@@ -1,0 +1,158 @@
+"""``PROVIDER:MODEL`` for LangChain's chat-model integrations (``anthropic:``, ``groq:``, ...).
+
+The prefixes are the provider names of LangChain's ``init_chat_model``; each maps to its
+integration package, installed through the extra of that name
+(``pip install 'agentloop[anthropic]'``). The chat model is built as ``openai:`` builds
+``ChatOpenAI``: sampling params checked against the class's own parameters before
+anything connects, the key read from the environment or ``./.env`` (never written
+anywhere), the SDK's own retries off so that the run's retry policy is the only one,
+and a one-request preflight.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from pydantic import SecretStr, ValidationError
+
+from agentloop._secrets import read_dotenv
+from agentloop.engine._retry import is_transient
+from agentloop.errors import ModelSpecError
+from agentloop.models._base import SAMPLING_PARAMS, ModelSource, register_provider
+from agentloop.models._endpoint import display_url
+from agentloop.models._openai import lookup_secret, retry_policy_from
+
+__all__ = ["PROVIDERS", "LangChainSource"]
+
+# prefix -> (module, class, the environment variable of its key or None); the package
+# is the module's name with dashes.
+PROVIDERS: dict[str, tuple[str, str, str | None]] = {
+    "anthropic": ("langchain_anthropic", "ChatAnthropic", "ANTHROPIC_API_KEY"),
+    "azure_openai": ("langchain_openai", "AzureChatOpenAI", "AZURE_OPENAI_API_KEY"),
+    "bedrock_converse": ("langchain_aws", "ChatBedrockConverse", None),
+    "cohere": ("langchain_cohere", "ChatCohere", "COHERE_API_KEY"),
+    "deepseek": ("langchain_deepseek", "ChatDeepSeek", "DEEPSEEK_API_KEY"),
+    "fireworks": ("langchain_fireworks", "ChatFireworks", "FIREWORKS_API_KEY"),
+    "google_genai": ("langchain_google_genai", "ChatGoogleGenerativeAI", "GOOGLE_API_KEY"),
+    "google_vertexai": ("langchain_google_vertexai", "ChatVertexAI", None),
+    "groq": ("langchain_groq", "ChatGroq", "GROQ_API_KEY"),
+    "mistralai": ("langchain_mistralai", "ChatMistralAI", "MISTRAL_API_KEY"),
+    "ollama": ("langchain_ollama", "ChatOllama", None),
+    "perplexity": ("langchain_perplexity", "ChatPerplexity", "PPLX_API_KEY"),
+    "together": ("langchain_together", "ChatTogether", "TOGETHER_API_KEY"),
+    "xai": ("langchain_xai", "ChatXAI", "XAI_API_KEY"),
+}
+
+OPTIONS: dict[str, Any] = {
+    "base_url": None,
+    "api_key_env": None,
+    "request_timeout": 120.0,
+    "max_retries": 4,
+    "retry_initial_delay_s": 0.5,
+    "retry_max_delay_s": 30.0,
+    "retry_max_total_s": 300.0,
+}
+
+
+def _class(prefix: str) -> type[BaseChatModel]:
+    module_name, class_name, _ = PROVIDERS[prefix]
+    if importlib.util.find_spec(module_name) is None:
+        raise ModelSpecError(
+            f"{prefix}: models need {module_name.replace('_', '-')}, which is not installed: "
+            f"pip install 'agentloop[{prefix}]'"
+        )
+    cls: type[BaseChatModel] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def _accepted(cls: type[BaseChatModel]) -> set[str]:
+    """The constructor names of a pydantic chat model: its fields and their aliases."""
+    names = set()
+    for name, info in cls.model_fields.items():
+        names.add(name)
+        if info.alias:
+            names.add(info.alias)
+    return names
+
+
+class LangChainSource(ModelSource):
+    """One chat model of a LangChain integration, shared by every sample."""
+
+    def __init__(
+        self, prefix: str, model: str, params: dict[str, Any], options: dict[str, Any]
+    ) -> None:
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise ModelSpecError(
+                f"unknown {prefix} model option(s): {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(OPTIONS))}"
+            )
+        options = {**OPTIONS, **options}
+        cls = _class(prefix)
+        accepted = _accepted(cls)
+        # Names first (a typo must not reach model_kwargs and the wire), then values.
+        wrong = sorted(p for p in params if p not in SAMPLING_PARAMS or p not in accepted)
+        if wrong:
+            raise ModelSpecError(
+                f"model_params.{wrong[0]}: not a sampling parameter of {cls.__name__} "
+                f"({prefix}:); it takes {', '.join(sorted(SAMPLING_PARAMS & accepted))}"
+            )
+        key_var = options["api_key_env"] or PROVIDERS[prefix][2]
+        kwargs: dict[str, Any] = {"model": model, "max_retries": 0, **params}
+        if key_var is not None:
+            key = lookup_secret(key_var, read_dotenv(".env"))
+            if key is None and options["base_url"] is None:
+                raise ModelSpecError(
+                    f"no API key for {prefix}:{model}: set {key_var} in the environment or "
+                    f"in ./.env"
+                )
+            kwargs["api_key"] = SecretStr(key or "unused")
+        if options["base_url"] is not None:
+            kwargs["base_url"] = options["base_url"]
+        if options["request_timeout"] and "timeout" in accepted:
+            kwargs["timeout"] = float(options["request_timeout"])
+        try:
+            self.model = cls(**{k: v for k, v in kwargs.items() if k in accepted})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "model"
+            raise ModelSpecError(f"{prefix}:{model}: {where}: {first['msg']}") from None
+        self.name = model
+        self.prefix = prefix
+        self.retry_policy = retry_policy_from(options)
+        self.endpoint = display_url(options["base_url"]) if options["base_url"] else prefix
+
+    def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
+        return self.model
+
+    async def preflight(self) -> None:
+        """One 1-token request: a refused key or an unreachable endpoint is a one-line
+        error before the first sample; a temporary error passes (the run retries)."""
+        try:
+            await self.model.ainvoke([HumanMessage("ping")], max_tokens=1)
+        except Exception as exc:
+            if is_transient(exc) and not _is_connection(exc):
+                return
+            raise ModelSpecError(
+                f"cannot use {self.prefix}:{self.name} ({self.endpoint}): "
+                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            ) from None
+
+
+def _is_connection(exc: BaseException) -> bool:
+    return any(c.__name__ == "APIConnectionError" for c in type(exc).__mro__)
+
+
+def _factory(prefix: str) -> Any:
+    def open_source(value: str, params: dict[str, Any], options: dict[str, Any]) -> ModelSource:
+        return LangChainSource(prefix, value, params, options)
+
+    return open_source
+
+
+for _prefix in PROVIDERS:
+    register_provider(_prefix, _factory(_prefix))
