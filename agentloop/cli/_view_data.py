@@ -1,11 +1,18 @@
 """What the report shows, as JSON data: one run's header, summary, table rows and
 sample details, or two runs joined for a comparison.
 
+A run is its directory (its ``results.jsonl``) or one results file in it (a re-scored
+``results.rescored-<ts>.jsonl``, whose summary is ``summary.rescored-<ts>.json``).
 Everything is read through the harness: results by ``latest_results`` (a retried pair
-counts as retried), the summary from ``summary.json`` (or, for a run without one, the
-same ``summarize`` that writes it), the comparison by ``compare_runs``. Conversations
-are rendered from the trajectory's messages alone, so runs of any shape (several user
-turns included) display the same way.
+counts as retried), the summary from the results file's summary (or, for a run without
+one, the same ``summarize`` that writes it), the comparison by ``compare_runs``.
+Conversations are rendered from the trajectory's messages alone, so runs of any shape
+(several user turns included) display the same way.
+
+For triage a run's page also groups its rows: per reward a histogram of the scores, the
+failures by type (a reward's own error type where it gives one, as BFCL's checker does),
+and the values of the metadata keys the summary breaks down; each group lists its rows,
+which the table can be narrowed to.
 """
 
 from __future__ import annotations
@@ -22,10 +29,22 @@ from agentloop._records import RESULTS_FILE, index_results, superseded_results
 from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
-from agentloop.harness._run_files import SUMMARY_FILE, read_json
+from agentloop.harness._run_files import read_json, summary_name
 from agentloop.harness._rundir import read_header
+from agentloop.harness._stats import metadata_value
 
-__all__ = ["FAILED_CALLS", "Report", "find_result", "load_comparison", "load_run", "sample_detail"]
+__all__ = [
+    "FAILED_CALLS",
+    "Report",
+    "Source",
+    "failure_types",
+    "find_result",
+    "histogram",
+    "load_comparison",
+    "load_run",
+    "resolve_source",
+    "sample_detail",
+]
 
 Report = dict[str, Any]
 """The JSON data a report template renders: ``page`` (what to show), ``details``."""
@@ -33,7 +52,45 @@ Report = dict[str, Any]
 FAILED_CALLS = frozenset({"error", "timeout", "invalid_args", "unknown_tool", "malformed"})
 """Tool-call statuses shown as failures (not_run, round_limit: never run; not failed)."""
 _TEXT_CHARS = 300  # of the error and answer, searched by the table's text filter
+_REASON_CHARS = 300  # of a failure group's first reason
 _MESSAGES = TypeAdapter(AnyMessage)
+
+
+class Source(NamedTuple):
+    """What a report reads of one run: its directory and one results file in it."""
+
+    run_dir: Path
+    results: Path
+
+    @property
+    def rescored(self) -> str | None:
+        """``<x>`` of a ``results.<x>.jsonl`` file (e.g. ``rescored-20260101-120000``)."""
+        if self.results.name == RESULTS_FILE:
+            return None
+        return self.results.name.removeprefix("results.").removesuffix(".jsonl")
+
+
+def resolve_source(path: str | Path) -> Source:
+    """A run directory, or a results file in one (such as ``agentloop score`` writes);
+    ``AgentloopError`` naming the path when it is neither."""
+    target = Path(path)
+    if target.is_dir():
+        read_header(target)
+        return Source(target, target / RESULTS_FILE)
+    if not target.is_file():
+        raise AgentloopError(f"{target}: no such run directory or results file")
+    if summary_name(target.name) is None:
+        raise AgentloopError(
+            f"{target}: not a results file (results.jsonl or results.<name>.jsonl)"
+        )
+    try:
+        read_header(target.parent)
+    except AgentloopError:
+        raise AgentloopError(
+            f"{target}: a results file is read in its run directory, and "
+            f"{target.parent} has no run.json"
+        ) from None
+    return Source(target.parent, target)
 
 
 def _wire(item: Any) -> dict[str, Any]:
@@ -127,6 +184,54 @@ def sample_detail(line: Mapping[str, Any]) -> dict[str, Any]:
     return detail
 
 
+def _call_failure(calls: list[Any]) -> str | None:
+    """What the first unpaired call of a tool-call match's diagnostics went through."""
+    for call in calls:
+        if not isinstance(call, Mapping) or call.get("matched") is not False:
+            continue
+        if call.get("expected_index") is None:
+            return "unexpected call"
+        if call.get("generated_index") is None:
+            return "call not made"
+        if call.get("expected_name") != call.get("generated_name"):
+            return "wrong function"
+        return "wrong arguments"
+    return None
+
+
+def _error_type(line: Mapping[str, Any]) -> str:
+    """An errored result's kind and, when its message starts with one, its exception."""
+    kind = line.get("error_kind") or "unknown"
+    first = str(line.get("error") or "").split(":", 1)[0]
+    return f"{kind} error ({first})" if first.isidentifier() else f"{kind} error"
+
+
+def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
+    """How a result failed, as (reward, type) pairs: (None, its error) when it errored;
+    otherwise one pair per reward it failed (its verdict is fail or, without a pass
+    threshold, it scored below 1). The type is the reward's own ``details.error_type``
+    when it gives one (BFCL's, e.g. ``value_error:string``), else what the first unpaired
+    call of a tool-call match went through, else ``score 0`` or ``partial score``."""
+    if line.get("status") != "ok":
+        return [(None, _error_type(line))]
+    passed = line.get("passed") or {}
+    found: list[tuple[str | None, str]] = []
+    for key, result in (line.get("scores") or {}).items():
+        score = float(result.get("score") or 0.0)
+        if (passed[key] is not False) if key in passed else score >= 1.0:
+            continue
+        details = result.get("details") if isinstance(result.get("details"), Mapping) else {}
+        error_type = details.get("error_type")
+        calls = details.get("calls")
+        kind = (
+            error_type
+            if isinstance(error_type, str) and error_type
+            else (_call_failure(calls) if isinstance(calls, list) else None)
+        )
+        found.append((key, kind or ("score 0" if score == 0 else "partial score")))
+    return found
+
+
 def _row(line: Mapping[str, Any], rewards: list[str]) -> list[Any]:
     """One table row: id, epoch, status, error kind, scores, verdicts, rounds, stop
     reason, tool calls, failed calls, latency, searchable text."""
@@ -151,11 +256,13 @@ def _row(line: Mapping[str, Any], rewards: list[str]) -> list[Any]:
     ]
 
 
-def _header(run_dir: Path, header: Mapping[str, Any]) -> dict[str, Any]:
+def _header(source: Source, header: Mapping[str, Any]) -> dict[str, Any]:
     config = header.get("config") or {}
     return {
-        "dir": str(run_dir),
+        "dir": str(source.run_dir),
         "name": header.get("name"),
+        "results_file": source.results.name,
+        "rescored": source.rescored,
         "created_at": header.get("created_at"),
         "resumed": len(header.get("resumed_at") or []),
         "model": header.get("model"),
@@ -171,54 +278,140 @@ def _header(run_dir: Path, header: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _summary(run_dir: Path, header: Mapping[str, Any]) -> RunSummary:
-    """The run's summary.json when it counts the results file's lines; otherwise (a run
-    killed before its end, or since resumed) the summary the harness would write now:
-    ``summarize`` over the latest results, as ``agentloop summary`` computes it."""
-    path = run_dir / RESULTS_FILE
-    index = index_results(path)
-    if (run_dir / SUMMARY_FILE).is_file():
+def _summary(source: Source, header: Mapping[str, Any]) -> RunSummary:
+    """The results file's summary (``summary.json``, or a re-scored file's own) when it
+    counts the file's lines; otherwise (a run killed before its end, or since resumed, or
+    a summary written before an agentloop that had all of its fields) the summary the
+    harness would write now: ``summarize`` over the latest results, as ``agentloop
+    summary`` computes it."""
+    index = index_results(source.results)
+    written_path = source.run_dir / str(summary_name(source.results.name))
+    if written_path.is_file():
+        raw = read_json(written_path)
         try:
-            written = RunSummary.model_validate(read_json(run_dir / SUMMARY_FILE))
+            written = RunSummary.model_validate(raw)
         except ValidationError:  # written by an earlier agentloop: computed anew below
             written = None
-        if written is not None and (written.results, written.superseded) == (
-            len(index.latest),
-            index.superseded,
+        if (
+            written is not None
+            and set(RunSummary.model_fields) <= set(raw)
+            and (written.results, written.superseded) == (len(index.latest), index.superseded)
         ):
             return written
     summary = summarize(
-        latest_results(path, index),
+        latest_results(source.results, index),
         epochs=int((header.get("config") or {}).get("epochs") or 1),
         planned=(header.get("planned") or {}).get("results"),
-        superseded=superseded_results(path, index),
+        superseded=superseded_results(source.results, index),
     )
-    summary.notes.append(f"computed by agentloop view: {SUMMARY_FILE} is missing or older")
+    summary.notes.append(f"computed by agentloop view: {written_path.name} is missing or older")
     return summary
 
 
-def load_run(run_dir: str | Path) -> Report:
-    """One run's report data; ``AgentloopError`` when it is not a run directory.
+_BINS = 10  # bars between the lowest and the highest score (0 and 1: bars of their own)
+
+
+def histogram(scores: list[float | None], statuses: list[str | None]) -> list[dict[str, Any]]:
+    """The bars of one reward's scores, each with the indices of its rows. Scores in
+    [0, 1]: a bar for exactly 0, ten for (0, 0.1), [0.1, 0.2) ... [0.9, 1), one for
+    exactly 1; other scores: ten equal bars from the lowest to the highest. Errored
+    results (0 in the headline) and results without this reward get a bar each."""
+    scored = [x for x in scores if x is not None]
+    low, high = min(scored, default=0.0), max(scored, default=1.0)
+    unit = low >= 0.0 and high <= 1.0
+    if unit:
+        low, high = 0.0, 1.0
+    width = (high - low) / _BINS or 1.0
+    bars: list[dict[str, Any]] = []
+    if unit:
+        bars.append({"label": "0", "low": 0.0, "high": 0.0, "rows": []})
+    for n in range(_BINS):
+        lo = low + n * width
+        hi = high if n == _BINS - 1 else low + (n + 1) * width
+        closed = "]" if n == _BINS - 1 and not unit else ")"
+        opened = "(" if n == 0 and unit else "["
+        label = f"{opened}{lo:.3g}, {hi:.3g}{closed}"
+        bars.append({"label": label, "low": round(lo, 12), "high": round(hi, 12), "rows": []})
+    if unit:
+        bars.append({"label": "1", "low": 1.0, "high": 1.0, "rows": []})
+    errored: list[int] = []
+    unscored: list[int] = []
+    for i, (score, status) in enumerate(zip(scores, statuses, strict=True)):
+        if score is None:
+            (errored if status != "ok" else unscored).append(i)
+        elif unit:
+            at = 0 if score == 0 else _BINS + 1 if score == 1 else 1 + min(int(score * _BINS), 9)
+            bars[at]["rows"].append(i)
+        else:
+            bars[min(int((score - low) / width), _BINS - 1)]["rows"].append(i)
+    if errored:
+        bars.append({"label": "errored", "low": None, "high": None, "rows": errored})
+    if unscored:
+        bars.append({"label": "not scored", "low": None, "high": None, "rows": unscored})
+    return bars
+
+
+class _Groups:
+    """The rows of each failure type and of each broken-down metadata value."""
+
+    def __init__(self, metadata_keys: list[str]) -> None:
+        self.failures: dict[tuple[str | None, str], dict[str, Any]] = {}
+        self.metadata: dict[str, dict[str, list[int]]] = {k: {} for k in metadata_keys}
+
+    def add(self, i: int, line: Mapping[str, Any]) -> None:
+        for reward, kind in failure_types(line):
+            group = self.failures.get((reward, kind))
+            if group is None:
+                if reward is None:
+                    reason = str(line.get("error") or "")
+                else:
+                    reason = str(((line.get("scores") or {}).get(reward) or {}).get("reason") or "")
+                group = self.failures[(reward, kind)] = {
+                    "type": kind, "reward": reward, "reason": reason[:_REASON_CHARS], "rows": [],
+                }  # fmt: skip
+            group["rows"].append(i)
+        for key, values in self.metadata.items():
+            value = metadata_value(line.get("metadata"), key)
+            if value is not None:
+                values.setdefault(value, []).append(i)
+
+    def failure_list(self) -> list[dict[str, Any]]:
+        """Most frequent first."""
+        return sorted(self.failures.values(), key=lambda g: (-len(g["rows"]), g["type"]))
+
+
+def load_run(path: str | Path) -> Report:
+    """One run's report data (a run directory, or a results file in one);
+    ``AgentloopError`` when it is neither.
 
     Lines are streamed: each becomes its table row and its sample view's data, and the
     long provider metadata of its messages is left behind."""
-    path = Path(run_dir)
-    header = read_header(path)
-    summary = _summary(path, header)
+    source = resolve_source(path)
+    header = read_header(source.run_dir)
+    summary = _summary(source, header)
     rewards = list(summary.rewards)
     rows, details = [], []
-    for line in latest_results(path / RESULTS_FILE):
+    groups = _Groups(list(summary.by_metadata))
+    for i, line in enumerate(latest_results(source.results)):
         # A reward only in some lines (e.g. never scored ok) gets a column too.
         rewards.extend(key for key in line.get("scores") or {} if key not in rewards)
         rows.append(_row(line, rewards))
         details.append(sample_detail(line))
+        groups.add(i, line)
+    statuses = [row[2] for row in rows]
     page = {
         "kind": "run",
         "failed_calls": sorted(FAILED_CALLS),
-        "header": _header(path, header),
+        "header": _header(source, header),
         "summary": summary.model_dump(mode="json"),
         "rewards": rewards,
         "rows": rows,
+        "histograms": {
+            key: histogram([row[4][n] if n < len(row[4]) else None for row in rows], statuses)
+            for n, key in enumerate(rewards)
+        },
+        "failures": groups.failure_list(),
+        "metadata_rows": groups.metadata,
     }
     return {"page": page, "details": details}
 
@@ -234,13 +427,13 @@ class _Side(NamedTuple):
 def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     """Two runs joined by (id, epoch): deltas from ``compare_runs``, the samples whose
     verdict (status or pass/fail) changed first, then those whose score changed."""
-    path_a, path_b = Path(run_a), Path(run_b)
-    header_a, header_b = read_header(path_a), read_header(path_b)
-    comparison = compare_runs(path_a, path_b)
+    source_a, source_b = resolve_source(run_a), resolve_source(run_b)
+    header_a, header_b = read_header(source_a.run_dir), read_header(source_b.run_dir)
+    comparison = compare_runs(run_a, run_b)
     rewards = [delta.reward for delta in comparison.rewards]
     by_pair: dict[tuple[str, int], list[_Side | None]] = {}
-    for side, path in enumerate((path_a, path_b)):
-        for line in latest_results(path / RESULTS_FILE):
+    for side, source in enumerate((source_a, source_b)):
+        for line in latest_results(source.results):
             pair = (str(line["id"]), int(line["epoch"]))
             verdict = (line.get("status"), line.get("passed") or {})
             entry = _Side(verdict, _row(line, rewards), sample_detail(line))
@@ -261,7 +454,7 @@ def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     page = {
         "kind": "compare",
         "failed_calls": sorted(FAILED_CALLS),
-        "headers": [_header(path_a, header_a), _header(path_b, header_b)],
+        "headers": [_header(source_a, header_a), _header(source_b, header_b)],
         "comparison": comparison.model_dump(mode="json", exclude={"changed"}),
         "changed": len(comparison.changed),
         "rewards": rewards,
