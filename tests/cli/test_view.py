@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from agentloop.cli import main
+from agentloop.cli._triage import failure_types, histogram
 from agentloop.cli._view import write_report
-from agentloop.cli._view_data import failure_types, histogram, load_comparison, load_run
+from agentloop.cli._view_data import load_comparison, load_run
 from agentloop.harness import load_config, run_eval_sync
 from tests.browser.runs import INJECTED, make_run
 from tests.support.harness import ROOT, write_json
