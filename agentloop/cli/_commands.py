@@ -212,7 +212,7 @@ def _cmd_view(args: argparse.Namespace, out: Console) -> int:
 def _cmd_show(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._show import print_sample
 
-    print_sample(_run_dir(args.run_dir), args.sample_id, args.epoch, out)
+    print_sample(Path(args.run_dir), args.sample_id, args.epoch, out)
     return EXIT_OK
 
 

@@ -337,17 +337,17 @@ def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     return {"page": page, "details": details}
 
 
-def find_result(run_dir: str | Path, sample_id: str, epoch: int | None = None) -> dict[str, Any]:
-    """The latest result line of a sample (its first epoch unless ``epoch`` is given)."""
-    path = Path(run_dir)
-    read_header(path)
+def find_result(run: str | Path, sample_id: str, epoch: int | None = None) -> dict[str, Any]:
+    """The latest result line of a sample (its first epoch unless ``epoch`` is given) in a
+    run directory, or in a results file in one."""
+    source = resolve_source(run)
     found = None
-    for line in latest_results(path / RESULTS_FILE):
+    for line in latest_results(source.results):
         if str(line["id"]) != sample_id or (epoch is not None and int(line["epoch"]) != epoch):
             continue
         if found is None or int(line["epoch"]) < int(found["epoch"]):
             found = line
     if found is None:
         which = f"sample {sample_id!r}" + (f" epoch {epoch}" if epoch is not None else "")
-        raise AgentloopError(f"{path}/{RESULTS_FILE}: no result for {which}")
+        raise AgentloopError(f"{source.results}: no result for {which}")
     return found
