@@ -51,7 +51,8 @@ def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
     found: list[tuple[str | None, str]] = []
     for key, result in (line.get("scores") or {}).items():
         score = float(result.get("score") or 0.0)
-        if (passed[key] is not False) if key in passed else score >= 1.0:
+        verdict = passed.get(key)
+        if (verdict is not False) if verdict is not None else score >= 1.0:
             continue
         details = result.get("details") if isinstance(result.get("details"), Mapping) else {}
         error_type = details.get("error_type")

@@ -231,6 +231,8 @@ def test_failures_are_typed_by_the_rewards_own_error_type_else_by_call_else_by_s
     # A pass threshold decides: a verdict of pass is no failure, whatever the score.
     graded = {**_scored(r=(0.5, None), q=(0.8, None)), "passed": {"r": True, "q": False}}
     assert failure_types(graded) == [("q", "partial score")]
+    unjudged = {**_scored(r=(0.5, None), q=(1.0, None)), "passed": {"r": None, "q": None}}
+    assert failure_types(unjudged) == [("r", "partial score")]  # no verdict: the score says
 
 
 def test_histogram_bars() -> None:
