@@ -150,6 +150,7 @@ def _cmd_score(args: argparse.Namespace, out: Console) -> int:
     target, summary = rescore_run(_run_dir(args.run_dir), rewards)
     print_summary(summary, out, scrub=Scrubber())
     _say(out, f"re-scored results: {target}")
+    _say(out, f"see them with: agentloop view {target}")
     return EXIT_OK
 
 
@@ -196,10 +197,13 @@ def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
 
 def _cmd_view(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._view import write_report
+    from agentloop.cli._view_data import resolve_source
 
     if len(args.run_dirs) > 2:
         raise UsageError("agentloop view: give one RUN_DIR, or two to compare (A B)")
-    run_dirs = [_run_dir(text) for text in args.run_dirs]
+    run_dirs = [Path(text) for text in args.run_dirs]
+    for path in run_dirs:
+        resolve_source(path)  # a clear error when it is neither a run nor its results file
     outcome = write_report(run_dirs, Path(args.out) if args.out else None, open_it=args.open)
     _say(out, f"report: {outcome.path} ({outcome.samples} samples, {outcome.bytes:,} bytes)")
     return EXIT_OK
@@ -208,7 +212,7 @@ def _cmd_view(args: argparse.Namespace, out: Console) -> int:
 def _cmd_show(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._show import print_sample
 
-    print_sample(_run_dir(args.run_dir), args.sample_id, args.epoch, out)
+    print_sample(Path(args.run_dir), args.sample_id, args.epoch, out)
     return EXIT_OK
 
 

@@ -115,6 +115,21 @@ def _exception_table(summary: RunSummary) -> Table:
     return table
 
 
+def _metadata_tables(summary: RunSummary) -> list[Table]:
+    """Per broken-down metadata key: each value's results, errored ones and reward scores."""
+    tables = []
+    for key, groups in summary.by_metadata.items():
+        table = Table(title=escape(f"Rewards by metadata.{key}"), title_justify="left")
+        table.add_column(escape(key))
+        for column in ("results", "errored", *summary.rewards):
+            table.add_column(escape(column), justify="right")
+        for value, group in groups.items():
+            scores = [f"{group.scores[r]:.3f}" for r in summary.rewards if r in group.scores]
+            table.add_row(escape(value), str(group.results), str(group.errored), *scores)
+        tables.append(table)
+    return tables
+
+
 def _masked(summary: RunSummary, scrub: Scrubber | None) -> RunSummary:
     if scrub is None:
         return summary
@@ -129,6 +144,8 @@ def print_summary(
     summary = _masked(summary, scrub)
     if summary.rewards:
         out.print(_reward_table(summary))
+    for table in _metadata_tables(summary):
+        out.print(table)
     out.print(_run_table(summary))
     if summary.errored:
         out.print(_error_table(summary))

@@ -141,11 +141,19 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _add_view(sub: argparse._SubParsersAction[_Parser]) -> None:
     view = sub.add_parser("view", help="write a run's HTML report (two runs: their comparison)")
-    view.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="one run, or A and B")
+    view.add_argument(
+        "run_dirs",
+        nargs="+",
+        metavar="RUN",
+        help="one run, or A and B: a run directory, or a results file in one "
+        "(e.g. the results.rescored-<ts>.jsonl of agentloop score)",
+    )
     view.add_argument("--out", metavar="FILE", help="the HTML file (default: RUN_DIR/report.html)")
     view.add_argument("--open", action="store_true", help="open the report in a browser")
     show = sub.add_parser("show", help="print one sample's trajectory and scores")
-    show.add_argument("run_dir", metavar="RUN_DIR")
+    show.add_argument(
+        "run_dir", metavar="RUN", help="a run directory, or a results file in one (re-scored)"
+    )
     show.add_argument("sample_id", metavar="SAMPLE_ID")
     show.add_argument("--epoch", type=_positive, help="which epoch (default: the first)")
 

@@ -165,14 +165,19 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
         out.append(Panel(Text(str(detail.get("error"))), title=f"{detail.get('error_kind')} error",
                          border_style="red"))  # fmt: skip
     out.extend(_message(message) for message in detail.get("messages") or [])
-    if detail.get("final_answer") is not None:
-        out.append(Panel(Text(detail["final_answer"] or "(empty)"), title="final answer",
-                         title_align="left", border_style="green"))  # fmt: skip
+    answer = detail.get("final_answer")
+    if answer is not None and answer.strip():
+        out.append(Panel(Text(answer), title="final answer", title_align="left"))
+    elif answer is not None:  # no answer: said so, never drawn like one
+        said = "(only white space)" if answer else "(the last reply has no text)"
+        out.append(Panel(Text(said, style="italic"), title="final answer: empty",
+                         title_align="left", border_style="yellow"))  # fmt: skip
     return out + _scores(detail) + _expected(detail)
 
 
 def print_sample(run_dir: Path, sample_id: str, epoch: int | None, console: Console) -> None:
-    """Print one sample's latest result (its first epoch unless ``epoch`` is given)."""
+    """Print one sample's latest result (its first epoch unless ``epoch`` is given);
+    ``run_dir`` may be a results file in a run directory (a re-scored one)."""
     detail = Scrubber().obj(sample_detail(find_result(run_dir, sample_id, epoch)))
     for renderable in sample_renderables(detail):
         console.print(renderable)

@@ -24,13 +24,13 @@ import markupsafe
 
 from agentloop import __version__
 from agentloop._secrets import Scrubber
-from agentloop.cli._view_data import Report, load_comparison, load_run
+from agentloop.cli._view_data import Report, Source, load_comparison, load_run, resolve_source
 from agentloop.harness._run_files import utf8_safe
 
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 
 TEMPLATES = Path(__file__).with_name("templates")
-_SCRIPTS = ["base.js", "table.js", "sample.js", "report.js", "compare.js", "app.js"]
+_SCRIPTS = ["base.js", "table.js", "sample.js", "report.js", "triage.js", "compare.js", "app.js"]
 
 
 def _environment() -> jinja2.Environment:
@@ -82,11 +82,23 @@ def render_report(report: Report, title: str) -> str:
     )
 
 
-def default_report_path(run_dirs: list[Path]) -> Path:
-    """``RUN_DIR/report.html``; for a comparison ``RUN_B/compare-<name of A>.html``."""
-    if len(run_dirs) == 1:
-        return run_dirs[0] / "report.html"
-    return run_dirs[1] / f"compare-{run_dirs[0].resolve().name}.html"
+def _suffix(source: Source) -> str:
+    return f".{source.rescored}" if source.rescored else ""
+
+
+def default_report_path(runs: list[Path]) -> Path:
+    """``RUN_DIR/report.html`` (``report.<x>.html`` for ``results.<x>.jsonl``); for a
+    comparison ``RUN_B/compare-<name of A>.html`` (with the same suffixes)."""
+    sources = [resolve_source(run) for run in runs]
+    if len(sources) == 1:
+        return sources[0].run_dir / f"report{_suffix(sources[0])}.html"
+    a, b = sources
+    return b.run_dir / f"compare{_suffix(b)}-{a.run_dir.resolve().name}{_suffix(a)}.html"
+
+
+def _name(header: dict[str, Any]) -> str:
+    rescored = header.get("rescored")
+    return f"{header['name']} ({rescored})" if rescored else str(header["name"])
 
 
 @dataclass(frozen=True)
@@ -103,16 +115,19 @@ class ViewOutcome:
 def write_report(
     run_dirs: list[Path], out: Path | None = None, *, open_it: bool = False
 ) -> ViewOutcome:
-    """Write the report of one run, or of two runs compared, and optionally open it."""
+    """Write the report of one run, or of two runs compared, and optionally open it.
+
+    A run is its directory or one results file in it (``agentloop score`` writes
+    ``results.rescored-<ts>.jsonl``)."""
     if len(run_dirs) not in (1, 2):
         raise ValueError(f"a report shows one run or compares two, not {len(run_dirs)}")
     started = time.perf_counter()
     if len(run_dirs) == 1:
         report = load_run(run_dirs[0])
-        title = f"agentloop: {report['page']['header']['name']}"
+        title = f"agentloop: {_name(report['page']['header'])}"
     else:
         report = load_comparison(run_dirs[0], run_dirs[1])
-        names = [h["name"] for h in report["page"]["headers"]]
+        names = [_name(h) for h in report["page"]["headers"]]
         title = f"agentloop: {names[0]} vs {names[1]}"
     html = render_report(report, title)
     target = out or default_report_path(run_dirs)

@@ -1,11 +1,15 @@
 """What the report shows, as JSON data: one run's header, summary, table rows and
 sample details, or two runs joined for a comparison.
 
+A run is its directory (its ``results.jsonl``) or one results file in it (a re-scored
+``results.rescored-<ts>.jsonl``, whose summary is ``summary.rescored-<ts>.json``).
 Everything is read through the harness: results by ``latest_results`` (a retried pair
-counts as retried), the summary from ``summary.json`` (or, for a run without one, the
-same ``summarize`` that writes it), the comparison by ``compare_runs``. Conversations
-are rendered from the trajectory's messages alone, so runs of any shape (several user
-turns included) display the same way.
+counts as retried), the summary from the results file's summary (or, for a run without
+one, the same ``summarize`` that writes it), the comparison by ``compare_runs``.
+Conversations are rendered from the trajectory's messages alone, so runs of any shape
+(several user turns included) display the same way.
+
+A run's page also groups its rows for triage (``agentloop.cli._triage``).
 """
 
 from __future__ import annotations
@@ -19,13 +23,23 @@ from langchain_core.messages import AnyMessage
 from pydantic import TypeAdapter, ValidationError
 
 from agentloop._records import RESULTS_FILE, index_results, superseded_results
+from agentloop.cli._triage import Groups, histogram
 from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
-from agentloop.harness._run_files import SUMMARY_FILE, read_json
+from agentloop.harness._run_files import read_json, summary_name
 from agentloop.harness._rundir import read_header
 
-__all__ = ["FAILED_CALLS", "Report", "find_result", "load_comparison", "load_run", "sample_detail"]
+__all__ = [
+    "FAILED_CALLS",
+    "Report",
+    "Source",
+    "find_result",
+    "load_comparison",
+    "load_run",
+    "resolve_source",
+    "sample_detail",
+]
 
 Report = dict[str, Any]
 """The JSON data a report template renders: ``page`` (what to show), ``details``."""
@@ -34,6 +48,43 @@ FAILED_CALLS = frozenset({"error", "timeout", "invalid_args", "unknown_tool", "m
 """Tool-call statuses shown as failures (not_run, round_limit: never run; not failed)."""
 _TEXT_CHARS = 300  # of the error and answer, searched by the table's text filter
 _MESSAGES = TypeAdapter(AnyMessage)
+
+
+class Source(NamedTuple):
+    """What a report reads of one run: its directory and one results file in it."""
+
+    run_dir: Path
+    results: Path
+
+    @property
+    def rescored(self) -> str | None:
+        """``<x>`` of a ``results.<x>.jsonl`` file (e.g. ``rescored-20260101-120000``)."""
+        if self.results.name == RESULTS_FILE:
+            return None
+        return self.results.name.removeprefix("results.").removesuffix(".jsonl")
+
+
+def resolve_source(path: str | Path) -> Source:
+    """A run directory, or a results file in one (such as ``agentloop score`` writes);
+    ``AgentloopError`` naming the path when it is neither."""
+    target = Path(path)
+    if target.is_dir():
+        read_header(target)
+        return Source(target, target / RESULTS_FILE)
+    if not target.is_file():
+        raise AgentloopError(f"{target}: no such run directory or results file")
+    if summary_name(target.name) is None:
+        raise AgentloopError(
+            f"{target}: not a results file (results.jsonl or results.<name>.jsonl)"
+        )
+    try:
+        read_header(target.parent)
+    except AgentloopError:
+        raise AgentloopError(
+            f"{target}: a results file is read in its run directory, and "
+            f"{target.parent} has no run.json"
+        ) from None
+    return Source(target.parent, target)
 
 
 def _wire(item: Any) -> dict[str, Any]:
@@ -151,11 +202,13 @@ def _row(line: Mapping[str, Any], rewards: list[str]) -> list[Any]:
     ]
 
 
-def _header(run_dir: Path, header: Mapping[str, Any]) -> dict[str, Any]:
+def _header(source: Source, header: Mapping[str, Any]) -> dict[str, Any]:
     config = header.get("config") or {}
     return {
-        "dir": str(run_dir),
+        "dir": str(source.run_dir),
         "name": header.get("name"),
+        "results_file": source.results.name,
+        "rescored": source.rescored,
         "created_at": header.get("created_at"),
         "resumed": len(header.get("resumed_at") or []),
         "model": header.get("model"),
@@ -171,54 +224,68 @@ def _header(run_dir: Path, header: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _summary(run_dir: Path, header: Mapping[str, Any]) -> RunSummary:
-    """The run's summary.json when it counts the results file's lines; otherwise (a run
-    killed before its end, or since resumed) the summary the harness would write now:
-    ``summarize`` over the latest results, as ``agentloop summary`` computes it."""
-    path = run_dir / RESULTS_FILE
-    index = index_results(path)
-    if (run_dir / SUMMARY_FILE).is_file():
+def _summary(source: Source, header: Mapping[str, Any]) -> RunSummary:
+    """The results file's summary (``summary.json``, or a re-scored file's own) when it
+    counts the file's lines; otherwise (a run killed before its end, or since resumed, or
+    a summary written before an agentloop that had all of its fields) the summary the
+    harness would write now: ``summarize`` over the latest results, as ``agentloop
+    summary`` computes it."""
+    index = index_results(source.results)
+    written_path = source.run_dir / str(summary_name(source.results.name))
+    if written_path.is_file():
+        raw = read_json(written_path)
         try:
-            written = RunSummary.model_validate(read_json(run_dir / SUMMARY_FILE))
+            written = RunSummary.model_validate(raw)
         except ValidationError:  # written by an earlier agentloop: computed anew below
             written = None
-        if written is not None and (written.results, written.superseded) == (
-            len(index.latest),
-            index.superseded,
+        if (
+            written is not None
+            and set(RunSummary.model_fields) <= set(raw)
+            and (written.results, written.superseded) == (len(index.latest), index.superseded)
         ):
             return written
     summary = summarize(
-        latest_results(path, index),
+        latest_results(source.results, index),
         epochs=int((header.get("config") or {}).get("epochs") or 1),
         planned=(header.get("planned") or {}).get("results"),
-        superseded=superseded_results(path, index),
+        superseded=superseded_results(source.results, index),
     )
-    summary.notes.append(f"computed by agentloop view: {SUMMARY_FILE} is missing or older")
+    summary.notes.append(f"computed by agentloop view: {written_path.name} is missing or older")
     return summary
 
 
-def load_run(run_dir: str | Path) -> Report:
-    """One run's report data; ``AgentloopError`` when it is not a run directory.
+def load_run(path: str | Path) -> Report:
+    """One run's report data (a run directory, or a results file in one);
+    ``AgentloopError`` when it is neither.
 
     Lines are streamed: each becomes its table row and its sample view's data, and the
     long provider metadata of its messages is left behind."""
-    path = Path(run_dir)
-    header = read_header(path)
-    summary = _summary(path, header)
+    source = resolve_source(path)
+    header = read_header(source.run_dir)
+    summary = _summary(source, header)
     rewards = list(summary.rewards)
     rows, details = [], []
-    for line in latest_results(path / RESULTS_FILE):
+    groups = Groups(list(summary.by_metadata))
+    for i, line in enumerate(latest_results(source.results)):
         # A reward only in some lines (e.g. never scored ok) gets a column too.
         rewards.extend(key for key in line.get("scores") or {} if key not in rewards)
         rows.append(_row(line, rewards))
         details.append(sample_detail(line))
+        groups.add(i, line)
+    statuses = [row[2] for row in rows]
     page = {
         "kind": "run",
         "failed_calls": sorted(FAILED_CALLS),
-        "header": _header(path, header),
+        "header": _header(source, header),
         "summary": summary.model_dump(mode="json"),
         "rewards": rewards,
         "rows": rows,
+        "histograms": {
+            key: histogram([row[4][n] if n < len(row[4]) else None for row in rows], statuses)
+            for n, key in enumerate(rewards)
+        },
+        "failures": groups.failure_list(),
+        "metadata_rows": groups.metadata,
     }
     return {"page": page, "details": details}
 
@@ -234,13 +301,13 @@ class _Side(NamedTuple):
 def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     """Two runs joined by (id, epoch): deltas from ``compare_runs``, the samples whose
     verdict (status or pass/fail) changed first, then those whose score changed."""
-    path_a, path_b = Path(run_a), Path(run_b)
-    header_a, header_b = read_header(path_a), read_header(path_b)
-    comparison = compare_runs(path_a, path_b)
+    source_a, source_b = resolve_source(run_a), resolve_source(run_b)
+    header_a, header_b = read_header(source_a.run_dir), read_header(source_b.run_dir)
+    comparison = compare_runs(run_a, run_b)
     rewards = [delta.reward for delta in comparison.rewards]
     by_pair: dict[tuple[str, int], list[_Side | None]] = {}
-    for side, path in enumerate((path_a, path_b)):
-        for line in latest_results(path / RESULTS_FILE):
+    for side, source in enumerate((source_a, source_b)):
+        for line in latest_results(source.results):
             pair = (str(line["id"]), int(line["epoch"]))
             verdict = (line.get("status"), line.get("passed") or {})
             entry = _Side(verdict, _row(line, rewards), sample_detail(line))
@@ -261,7 +328,7 @@ def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     page = {
         "kind": "compare",
         "failed_calls": sorted(FAILED_CALLS),
-        "headers": [_header(path_a, header_a), _header(path_b, header_b)],
+        "headers": [_header(source_a, header_a), _header(source_b, header_b)],
         "comparison": comparison.model_dump(mode="json", exclude={"changed"}),
         "changed": len(comparison.changed),
         "rewards": rewards,
@@ -270,17 +337,17 @@ def load_comparison(run_a: str | Path, run_b: str | Path) -> Report:
     return {"page": page, "details": details}
 
 
-def find_result(run_dir: str | Path, sample_id: str, epoch: int | None = None) -> dict[str, Any]:
-    """The latest result line of a sample (its first epoch unless ``epoch`` is given)."""
-    path = Path(run_dir)
-    read_header(path)
+def find_result(run: str | Path, sample_id: str, epoch: int | None = None) -> dict[str, Any]:
+    """The latest result line of a sample (its first epoch unless ``epoch`` is given) in a
+    run directory, or in a results file in one."""
+    source = resolve_source(run)
     found = None
-    for line in latest_results(path / RESULTS_FILE):
+    for line in latest_results(source.results):
         if str(line["id"]) != sample_id or (epoch is not None and int(line["epoch"]) != epoch):
             continue
         if found is None or int(line["epoch"]) < int(found["epoch"]):
             found = line
     if found is None:
         which = f"sample {sample_id!r}" + (f" epoch {epoch}" if epoch is not None else "")
-        raise AgentloopError(f"{path}/{RESULTS_FILE}: no result for {which}")
+        raise AgentloopError(f"{source.results}: no result for {which}")
     return found

@@ -22,6 +22,7 @@ from agentloop.harness._run_files import (
     Scrubber,
     encode_result,
     latest_results,
+    summary_name,
 )
 from agentloop.harness._rundir import read_header, write_summary
 from agentloop.harness._scoring import RewardPlan
@@ -121,6 +122,6 @@ def rescore_run(
         {**header, "config": config},
         scrub,
         results_name=target.name,
-        summary_name=f"summary.rescored-{stamp}.json",
+        summary_name=str(summary_name(target.name)),
     )
     return target, summary

@@ -86,6 +86,7 @@ __all__ = [
     "new_run_dir",
     "read_json",
     "repair_tail",
+    "summary_name",
     "utc_now",
     "utf8_safe",
     "write_json_atomic",
@@ -98,6 +99,16 @@ FORMATS = frozenset({"agentloop-run/1", FORMAT})
 formats, which every reader accepts per line)."""
 HEADER_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
+
+
+def summary_name(results_name: str) -> str | None:
+    """The summary file of a results file: ``summary.json`` for ``results.jsonl``,
+    ``summary.<x>.json`` for ``results.<x>.jsonl`` (a re-scored file); None for a file
+    named otherwise."""
+    if results_name == RESULTS_FILE:
+        return SUMMARY_FILE
+    match = re.fullmatch(r"results\.(.+)\.jsonl", results_name)
+    return f"summary.{match[1]}.json" if match else None
 
 
 def utc_now() -> str:

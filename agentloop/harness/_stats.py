@@ -15,10 +15,15 @@ shrink the error bar artificially.
 pass@k and pass^k use the unbiased estimators over a sample's n scored epochs of
 which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
 pass^k = C(c, k) / C(n, k) (all k pass), averaged over samples with n >= k.
+
+Rewards are also broken down by the dataset rows' ``metadata`` (e.g. BFCL's
+``bfcl_category``): per value of each key that groups samples (see
+``RunSummary.by_metadata`` for which keys are chosen).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -31,9 +36,11 @@ from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 __all__ = [
     "ErrorExamples",
     "LatencyStats",
+    "MetadataGroup",
     "RewardStats",
     "RunSummary",
     "failure_reason",
+    "metadata_value",
     "summarize",
 ]
 
@@ -86,6 +93,38 @@ class ErrorExamples(BaseModel):
     """Ids of the first few samples with such an error (3 at most)."""
 
 
+MAX_METADATA_VALUES = 20
+"""A metadata key with more distinct values than this is not broken down."""
+NOT_SET = "(not set)"
+"""The group of the samples whose metadata lacks the key."""
+
+
+class MetadataGroup(BaseModel):
+    """The results whose metadata has one value of one key."""
+
+    results: int
+    """Results (sample x epoch) with this value."""
+    errored: int
+    """Of those, results that errored (they score 0 in ``scores``)."""
+    scores: dict[str, float] = Field(default_factory=dict)
+    """Reward key -> mean score over these results, an errored one scoring 0 (as the
+    headline counts it; results the run never wrote are not in any group)."""
+
+
+def metadata_value(metadata: Any, key: str) -> str | None:
+    """The text of ``metadata[key]`` that groups results: a string as it is, a number,
+    boolean or null as JSON, ``NOT_SET`` when the key is absent; None when the value is
+    a list or an object (such a key is not broken down)."""
+    if not isinstance(metadata, Mapping) or key not in metadata:
+        return NOT_SET
+    value = metadata[key]
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool | int | float):
+        return json.dumps(value)
+    return None
+
+
 class RunSummary(BaseModel):
     """What a run did, computed from its results lines."""
 
@@ -129,6 +168,12 @@ class RunSummary(BaseModel):
     """rounds used -> results."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
     """stop_reason -> results."""
+    by_metadata: dict[str, dict[str, MetadataGroup]] = Field(default_factory=dict)
+    """Metadata key -> value -> its results' scores. The keys broken down are those that
+    group samples: every value a string, number, boolean or null (not a list or an object),
+    2 to 20 distinct values (a missing key counting as the value ``(not set)``), and fewer
+    distinct values than samples (a key unique to each sample, such as a source id, groups
+    nothing). Values are sorted as text."""
     invalid_lines: list[str] = Field(default_factory=list)
     """Dataset lines skipped as invalid (``file:line: what``)."""
     planned: int | None = None
@@ -170,6 +215,7 @@ class _Accumulator:
         self.walls: list[float] = []
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
+        self.metadata = _MetadataTally()
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -194,6 +240,7 @@ class _Accumulator:
             self.counters["stop"][line["stop_reason"]] += 1
         if line.get("rounds") is not None:  # None: crashed before any trajectory
             self.rounds[int(line.get("rounds") or 0)] += 1
+        self.metadata.add(line)
         if line.get("status") != "ok":
             s.errored += 1
             kind = line.get("error_kind") or "unknown"
@@ -275,7 +322,73 @@ class _Accumulator:
             "max": float(max(self.rounds, default=0)),
         }
         s.rounds_histogram = dict(sorted(self.rounds.items()))
+        s.by_metadata = self.metadata.groups(list(s.rewards), s.samples)
         return s
+
+
+class _MetadataTally:
+    """Per metadata key and value: results, errored ones and score sums. A key stops
+    being tallied as soon as it cannot be broken down (a list or object value, or too many
+    values), so memory stays bounded by the keys that group."""
+
+    def __init__(self) -> None:
+        self.all = _Tally()  # every result so far: a key first seen late starts from it
+        self.keys: dict[str, dict[str, _Tally]] = {}
+        self.dropped: set[str] = set()
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        metadata = line.get("metadata")
+        if isinstance(metadata, Mapping):
+            for key in metadata:
+                if key not in self.keys and key not in self.dropped:
+                    # the results before this one lacked the key
+                    self.keys[key] = {NOT_SET: self.all.copy()} if self.all.results else {}
+        self.all.add(line)
+        for key in list(self.keys):
+            value = metadata_value(metadata, key)
+            values = self.keys[key]
+            if value is None or (value not in values and len(values) >= MAX_METADATA_VALUES):
+                self.dropped.add(key)
+                del self.keys[key]
+                continue
+            values.setdefault(value, _Tally()).add(line)
+
+    def groups(self, rewards: list[str], samples: int) -> dict[str, dict[str, MetadataGroup]]:
+        return {
+            key: {
+                value: MetadataGroup(
+                    results=t.results,
+                    errored=t.errored,
+                    scores={r: t.sums[r] / t.results for r in rewards},
+                )
+                for value, t in sorted(values.items())
+            }
+            for key, values in self.keys.items()
+            if 2 <= len(values) < samples
+        }
+
+
+class _Tally:
+    """Results, errored results and score sums of a group."""
+
+    def __init__(self) -> None:
+        self.results = 0
+        self.errored = 0
+        self.sums: defaultdict[str, float] = defaultdict(float)
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        self.results += 1
+        if line.get("status") != "ok":
+            self.errored += 1
+            return
+        for reward, result in (line.get("scores") or {}).items():
+            self.sums[reward] += float(result["score"])
+
+    def copy(self) -> _Tally:
+        twin = _Tally()
+        twin.results, twin.errored = self.results, self.errored
+        twin.sums.update(self.sums)
+        return twin
 
 
 def summarize(

@@ -17,9 +17,14 @@ def _truth(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def rows(long_file: Path) -> list[dict[str, Any]]:
+    """Ten rows; their metadata: ``category`` (arithmetic or text: broken down), ``source``
+    (one per row: not broken down)."""
+
     def row(sid: str, question: str, answer: str, *truth: tuple[str, dict[str, Any]]) -> Any:
+        category = "text" if sid in ("inject", "long-result") else "arithmetic"
         return {"id": sid, "messages": [{"role": "user", "content": question}],
-                "answer": answer, "ground_truth": _truth(*truth)}  # fmt: skip
+                "answer": answer, "ground_truth": _truth(*truth),
+                "metadata": {"category": category, "source": f"src-{sid}"}}  # fmt: skip
 
     return [
         *(
@@ -33,6 +38,7 @@ def rows(long_file: Path) -> list[dict[str, Any]]:
             "long-result", "What does the file say?", "fox", ("read_text", {"path": str(long_file)})
         ),
         row("no-replies", "What is 9 + 1?", "10", ("add", {"a": 9, "b": 1})),
+        row("empty-answer", "What is 5 + 1?", "6", ("add", {"a": 5, "b": 1})),
     ]
 
 
@@ -49,6 +55,7 @@ def script(long_file: Path, *, improved: bool) -> dict[str, list[Any]]:
     replies["inject"] = [INJECTED]
     replies["long-result"] = [ask(call("r", "read_text", {"path": str(long_file)})), "fox"]
     replies["no-replies"] = []  # the scripted model fails loudly: an errored result
+    replies["empty-answer"] = [ask(call("e", "add", {"a": 5, "b": 1})), ""]
     return replies
 
 

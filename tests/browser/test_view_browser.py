@@ -4,6 +4,7 @@ comparison, no network, and model output shown as text."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_summary_numbers_are_the_runs(page: Any, report: Path) -> None:
     )
     assert page.text_content("[data-stat='errors_by_kind']") == "model: 1"
     assert page.text_content("[data-field='model']").startswith("scripted:")
-    assert page.text_content("#row-count") == "9 of 9 samples"
+    assert page.text_content("#row-count") == "10 of 10 samples"
 
 
 def _ids(page: Any) -> list[str]:
@@ -91,7 +92,7 @@ def _ids(page: Any) -> list[str]:
 def test_the_table_filters_and_sorts(page: Any, report: Path) -> None:
     _open(page, report)
     page.fill("#filter-text", "add-")
-    assert page.text_content("#row-count") == "4 of 9 samples"
+    assert page.text_content("#row-count") == "4 of 10 samples"
     assert sorted(_ids(page)) == ["add-0", "add-1", "add-2", "add-3"]
     page.fill("#filter-text", "")
     page.select_option("#filter-status", "error")
@@ -104,7 +105,7 @@ def test_the_table_filters_and_sorts(page: Any, report: Path) -> None:
     page.select_option("#filter-reward", "")
     page.click(".vt-head [role=columnheader]:text-is('id')")
     ids = _ids(page)
-    assert ids == sorted(ids) and len(ids) == 9
+    assert ids == sorted(ids) and len(ids) == 10
     page.click(".vt-head [role=columnheader]:text-is('id')")
     assert _ids(page) == sorted(ids, reverse=True)
 
@@ -131,7 +132,7 @@ def test_a_sample_shows_its_tool_calls_scores_and_truth(
     page.screenshot(path=str(artifacts / "view-sample.png"), full_page=True)
     page.click("#back")
     page.wait_for_selector("#list-view:not([hidden])")
-    assert page.text_content("#row-count") == "9 of 9 samples"
+    assert page.text_content("#row-count") == "10 of 10 samples"
 
 
 def test_a_long_result_is_folded(page: Any, report: Path) -> None:
@@ -189,6 +190,123 @@ def test_epochs_have_their_own_links(page: Any, tmp_path: Path) -> None:
     assert page.get_attribute("#sample-view .sample", "data-epoch") == "2"
     page.click("#back")
     page.fill("#filter-text", "add-2")
-    assert page.text_content("#row-count") == "2 of 18 samples"
+    assert page.text_content("#row-count") == "2 of 20 samples"
     page.click(".vt-body .row[href='#sample=add-2']")
     page.wait_for_selector("#sample-view .sample[data-epoch='1']")
+
+
+def _bar(page: Any, reward: str, label: str) -> Any:
+    return page.locator(f".chart[data-reward='{reward}'] .bar[data-label='{label}']")
+
+
+def test_each_reward_has_a_histogram_whose_bars_list_their_samples(page: Any, report: Path) -> None:
+    _open(page, report)
+    counts = page.eval_on_selector_all(
+        ".chart[data-reward='qa_f1_reward'] .bar",
+        "bars => bars.map(b => [b.dataset.label, Number(b.dataset.count)])",
+    )
+    shown = {label: count for label, count in counts if count}
+    assert shown == {"0": 3, "1": 6, "errored": 1}
+    assert len(counts) == 13  # 0, ten bars between, 1, errored
+    assert _bar(page, "tool_call_match", "0").get_attribute("data-count") == "2"
+    _bar(page, "qa_f1_reward", "0").click()
+    assert page.text_content("#focus-label") == "qa_f1_reward: 0"
+    assert sorted(_ids(page)) == ["empty-answer", "inject", "wrong-args"]
+    assert page.text_content("#row-count") == "3 of 10 samples"
+    page.fill("#filter-text", "wrong")  # the other filters still apply within
+    assert _ids(page) == ["wrong-args"]
+    page.fill("#filter-text", "")
+    page.click("#focus-clear")
+    assert page.is_hidden("#focus") and page.text_content("#row-count") == "10 of 10 samples"
+
+
+def test_rewards_by_metadata_value(page: Any, report: Path) -> None:
+    _open(page, report)
+    summary = json.loads((report.parent / "summary.json").read_text())
+    groups = summary["by_metadata"]["category"]
+    assert page.locator("#breakdown table.breakdown").count() == 1  # "source" is not a group
+    for value, group in groups.items():
+        assert int(_stat(page, f"meta:category:{value}:results")) == group["results"]
+        assert int(_stat(page, f"meta:category:{value}:errored")) == group["errored"]
+        for reward, score in group["scores"].items():
+            assert float(_stat(page, f"meta:category:{value}:{reward}")) == score
+    page.click("#breakdown tr[data-value='text'] a")
+    assert page.text_content("#focus-label") == "category = text"
+    assert sorted(_ids(page)) == ["inject", "long-result"]
+
+
+def _failure_rows(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#failures tbody tr",
+        "rows => rows.map(r => [...r.children].slice(0, 3).map(c => c.textContent))",
+    )
+
+
+def test_failures_by_type_sort_filter_and_list_their_samples(page: Any, report: Path) -> None:
+    _open(page, report)
+    rows = _failure_rows(page)
+    assert rows[0] == ["score 0", "qa_f1_reward", "3"]  # the most frequent first
+    assert sorted(map(tuple, rows)) == [
+        ("call not made", "tool_call_match", "1"),
+        ("model error (ScriptExhaustedError)", "(errored)", "1"),
+        ("score 0", "qa_f1_reward", "3"),
+        ("wrong arguments", "tool_call_match", "1"),
+    ]
+    page.click("#failures th[data-col='type']")
+    assert [row[0] for row in _failure_rows(page)] == sorted(row[0] for row in rows)
+    page.click("#failures th[data-col='type']")
+    assert [row[0] for row in _failure_rows(page)] == sorted((r[0] for r in rows), reverse=True)
+    page.fill("#failure-filter", "tool_call")
+    assert {row[1] for row in _failure_rows(page)} == {"tool_call_match"}
+    assert page.text_content("#failure-count") == "2 of 4 failure types"
+    page.fill("#failure-filter", "argument 'b'")  # the first reason is searched too
+    assert _failure_rows(page) == [["wrong arguments", "tool_call_match", "1"]]
+    page.click("#failures tbody tr a:text-is('wrong arguments')")
+    assert page.text_content("#focus-label") == "tool_call_match: wrong arguments"
+    assert _ids(page) == ["wrong-args"]
+
+
+def test_an_empty_final_answer_is_shown_as_empty(page: Any, report: Path) -> None:
+    _open(page, report, "#sample=empty-answer")
+    final = page.locator(".final")
+    assert final.get_attribute("data-empty") == "1"
+    assert "empty" in final.text_content() and final.locator("pre").count() == 0
+    empty_look = final.evaluate("e => getComputedStyle(e).borderTopColor")
+    _open(page, report, "#sample=add-2")
+    answered = page.locator(".final")
+    assert answered.get_attribute("data-empty") is None
+    assert answered.locator("pre").text_content() == "3"
+    # Neither looks like a pass: the answer box is no verdict.
+    ok = page.evaluate(
+        "() => { const b = document.createElement('span'); b.className = 'badge ok';"
+        " document.body.append(b); return getComputedStyle(b).color; }"
+    )
+    assert ok not in (empty_look, answered.evaluate("e => getComputedStyle(e).borderTopColor"))
+
+
+def test_column_headers_are_shown_whole(page: Any, report: Path) -> None:
+    page.set_viewport_size({"width": 900, "height": 900})  # every column at its narrowest
+    _open(page, report)
+    cut = page.eval_on_selector_all(
+        ".vt-head [role=columnheader], #breakdown th, #failures th",
+        "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1"
+        " || c.scrollHeight > c.clientHeight + 1).map(c => c.textContent)",
+    )
+    assert cut == []
+    labels = page.eval_on_selector_all(
+        ".vt-head [role=columnheader]", "cells => cells.map(c => c.textContent)"
+    )
+    assert {"qa_f1_reward", "tool_call_match"} <= set(labels)
+
+
+def test_a_rescored_results_file_opens(page: Any, runs: tuple[Path, Path], tmp_path: Path) -> None:
+    from agentloop.harness import rescore_run
+
+    run_dir = Path(shutil.copytree(runs[0], tmp_path / "run"))
+    rescored, summary = rescore_run(run_dir, ["qa_f1_reward_format"])
+    _open(page, write_report([rescored]).path)
+    assert page.text_content("[data-field='results-file']").startswith(rescored.name)
+    stats = summary.rewards["qa_f1_reward_format"]
+    assert float(_stat(page, "reward:qa_f1_reward_format:mean")) == stats.mean
+    assert page.locator(".chart[data-reward='qa_f1_reward_format']").count() == 1
+    assert page.locator(".vt-head [role=columnheader]:text-is('qa_f1_reward')").count() == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,21 @@ def test_unknown_samples_and_epochs_are_one_line_errors(run_dir: Path, capsys) -
     )
     code, _, err = _show(capsys, str(run_dir), "add-0", "--epoch", "2")
     assert code == 2 and err.endswith("no result for sample 'add-0' epoch 2\n")
+
+
+def test_an_empty_final_answer_is_said_to_be_empty(run_dir: Path, capsys) -> None:
+    _, out, _ = _show(capsys, str(run_dir), "empty-answer")
+    assert "final answer: empty" in out and "(the last reply has no text)" in out
+    _, out, _ = _show(capsys, str(run_dir), "add-2")
+    assert "final answer: empty" not in out and "final answer" in out
+
+
+def test_a_rescored_results_file_shows_its_scores(run_dir: Path, tmp_path: Path, capsys) -> None:
+    from agentloop.harness import rescore_run
+
+    copy = Path(shutil.copytree(run_dir, tmp_path / "run"))
+    rescored, _ = rescore_run(copy, ["qa_f1_reward_format"])
+    code, out, _ = _show(capsys, str(rescored), "add-2")
+    assert code == 0 and "qa_f1_reward_format  1.0" in out and "tool_call_match" not in out
+    code, _, err = _show(capsys, str(rescored), "nope")
+    assert code == 2 and err == f"agentloop: error: {rescored}: no result for sample 'nope'\n"

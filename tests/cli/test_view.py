@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentloop.cli import main
+from agentloop.cli._triage import failure_types, histogram
 from agentloop.cli._view import write_report
 from agentloop.cli._view_data import load_comparison, load_run
 from agentloop.harness import load_config, run_eval_sync
@@ -49,7 +52,7 @@ def test_the_run_data_is_the_runs(runs: tuple[Path, Path]) -> None:
     assert page["summary"] == {k: v for k, v in summary.items() if k != "run"}  # run: who wrote it
     assert page["rewards"] == ["qa_f1_reward", "tool_call_match"]
     rows = {row[0]: row for row in page["rows"]}
-    assert len(rows) == 9 and rows["no-replies"][2:4] == ["error", "model"]
+    assert len(rows) == 10 and rows["no-replies"][2:4] == ["error", "model"]
     assert rows["wrong-args"][4] == [0.0, 0.0] and rows["wrong-args"][5] == [False, False]
     assert rows["unknown-tool"][8:10] == [1, 1]  # one call, not ok
     detail = next(d for d in report["details"] if d["id"] == "unknown-tool")
@@ -101,7 +104,7 @@ def test_the_comparison_puts_changed_verdicts_first(runs: tuple[Path, Path]) -> 
 def test_the_command_line(runs: tuple[Path, Path], tmp_path: Path, capsys) -> None:
     out = tmp_path / "r.html"
     assert main(["view", str(runs[0]), "--out", str(out)]) == 0
-    assert f"report: {out} (9 samples," in capsys.readouterr().out
+    assert f"report: {out} (10 samples," in capsys.readouterr().out
     assert main(["view", *map(str, runs)]) == 0
     assert (runs[1] / f"compare-{runs[0].name}.html").is_file()
     assert main(["view", str(runs[0]), str(runs[1]), str(runs[0])]) == 2
@@ -142,6 +145,15 @@ def test_every_shipped_config_run_has_a_report(
     planned = json.loads((run_dir / "run.json").read_text())["planned"]["results"]
     assert isinstance(page, dict) and 1 <= planned <= 3
     assert len(page["rows"]) == outcome.samples == page["summary"]["results"] == planned
+    verdicts = [(i, d["scores"].get("bfcl_verdict")) for i, d in enumerate(blocks["details"])]
+    failed = {i: v["details"]["error_type"] for i, v in verdicts if v and v["score"] < 1}
+    grouped = {
+        i: group["type"]
+        for group in page["failures"]
+        if group["reward"] == "bfcl_verdict"
+        for i in group["rows"]
+    }
+    assert grouped == failed  # a BFCL failure is grouped under BFCL's own error type
     if config.stem.startswith("multi_turn"):  # each turn starts at one of its user messages
         for detail in blocks["details"]:
             starts = [turn["message_start"] for turn in detail["turns"]]
@@ -175,3 +187,154 @@ def test_a_failed_write_leaves_the_previous_report_whole(
         write_report([runs[0]], out)
     assert out.read_text() == "the previous report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+def _scored(**scores: tuple[float, Any]) -> dict[str, Any]:
+    """An ok result line with ``reward=(score, details)``."""
+    return {"id": "s", "epoch": 1, "status": "ok",
+            "scores": {k: {"score": v, "reason": "", "details": d} for k, (v, d) in scores.items()},
+            "passed": {}}  # fmt: skip
+
+
+def test_failures_are_typed_by_the_rewards_own_error_type_else_by_call_else_by_score() -> None:
+    errored = {"id": "e", "epoch": 1, "status": "error", "error_kind": "model",
+               "error": "RateLimitError: slow down"}  # fmt: skip
+    assert failure_types(errored) == [(None, "model error (RateLimitError)")]
+    assert failure_types({**errored, "error": "the server said no"}) == [(None, "model error")]
+
+    def calls(**diag: Any) -> dict[str, Any]:
+        base = {"expected_index": 0, "generated_index": 0, "expected_name": "f",
+                "generated_name": "f", "matched": False}  # fmt: skip
+        return {"calls": [{"matched": True}, {**base, **diag}]}
+
+    line = _scored(
+        bfcl=(0.0, {"error_type": "value_error:string", "category": "simple_python"}),
+        multi=(0.0, {"error_type": "multi_turn:instance_state_mismatch"}),
+        bfcl_ok=(1.0, {"error_type": ""}),
+        absent=(0.0, calls(generated_index=None)),
+        extra=(0.5, calls(expected_index=None)),
+        name=(0.0, calls(generated_name="g")),
+        args=(0.0, calls()),
+        zero=(0.0, None),
+        partial=(0.4, {"error_type": ""}),
+    )
+    assert failure_types(line) == [
+        ("bfcl", "value_error:string"),
+        ("multi", "multi_turn:instance_state_mismatch"),
+        ("absent", "call not made"),
+        ("extra", "unexpected call"),
+        ("name", "wrong function"),
+        ("args", "wrong arguments"),
+        ("zero", "score 0"),
+        ("partial", "partial score"),
+    ]
+    # A pass threshold decides: a verdict of pass is no failure, whatever the score.
+    graded = {**_scored(r=(0.5, None), q=(0.8, None)), "passed": {"r": True, "q": False}}
+    assert failure_types(graded) == [("q", "partial score")]
+    unjudged = {**_scored(r=(0.5, None), q=(1.0, None)), "passed": {"r": None, "q": None}}
+    assert failure_types(unjudged) == [("r", "partial score")]  # no verdict: the score says
+
+
+def test_histogram_bars() -> None:
+    bars = histogram([0.0, 1.0, 0.05, 0.1, 0.95, 1.0, None, None], ["ok"] * 6 + ["error", "ok"])
+    assert [(b["label"], b["rows"]) for b in bars if b["rows"]] == [
+        ("0", [0]),
+        ("(0, 0.1)", [2]),
+        ("[0.1, 0.2)", [3]),
+        ("[0.9, 1)", [4]),
+        ("1", [1, 5]),
+        ("errored", [6]),
+        ("not scored", [7]),
+    ]
+    assert len(bars) == 14  # 0, ten bars between, 1, errored, not scored
+    wide = histogram([-2.0, 3.0, 8.0], ["ok"] * 3)  # beyond [0, 1]: ten bars, low to high
+    assert [(b["label"], b["rows"]) for b in wide if b["rows"]] == [
+        ("[-2, -1)", [0]),
+        ("[3, 4)", [1]),
+        ("[7, 8]", [2]),
+    ]
+    assert len(wide) == 10
+
+
+def test_the_run_page_groups_its_rows_for_triage(runs: tuple[Path, Path]) -> None:
+    page = load_run(runs[0])["page"]
+    ids = [row[0] for row in page["rows"]]
+
+    def named(indices: list[int]) -> list[str]:
+        return sorted(ids[i] for i in indices)
+
+    failures = {(g["reward"], g["type"]): named(g["rows"]) for g in page["failures"]}
+    assert failures == {
+        (None, "model error (ScriptExhaustedError)"): ["no-replies"],
+        ("qa_f1_reward", "score 0"): ["empty-answer", "inject", "wrong-args"],
+        ("tool_call_match", "wrong arguments"): ["wrong-args"],
+        ("tool_call_match", "call not made"): ["unknown-tool"],
+    }
+    assert page["failures"][0]["type"] == "score 0"  # the most frequent first
+    # Metadata: "category" groups the samples; "source" (one per row) does not.
+    assert list(page["summary"]["by_metadata"]) == ["category"]
+    assert {v: named(rows) for v, rows in page["metadata_rows"]["category"].items()} == {
+        "arithmetic": sorted(set(ids) - {"inject", "long-result"}),
+        "text": ["inject", "long-result"],
+    }
+    text = page["summary"]["by_metadata"]["category"]["text"]
+    assert text == {"results": 2, "errored": 0,
+                    "scores": {"qa_f1_reward": 0.5, "tool_call_match": 1.0}}  # fmt: skip
+    bars = {b["label"]: named(b["rows"]) for b in page["histograms"]["qa_f1_reward"]}
+    assert bars["0"] == ["empty-answer", "inject", "wrong-args"]
+    assert bars["errored"] == ["no-replies"] and len(bars["1"]) == 6
+
+
+def test_a_rescored_results_file_has_its_own_report(
+    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = Path(shutil.copytree(runs[0], tmp_path / "run"))
+    (run_dir / "report.html").unlink(missing_ok=True)
+    assert main(["score", str(run_dir), "--rewards", "qa_f1_reward_format"]) == 0
+    rescored = next(run_dir.glob("results.rescored-*.jsonl"))
+    stamp = rescored.name.removeprefix("results.").removesuffix(".jsonl")
+    assert f"agentloop view {rescored}" in capsys.readouterr().out  # said where to look
+    assert main(["view", str(rescored)]) == 0
+    report = run_dir / f"report.{stamp}.html"
+    assert f"report: {report} (10 samples" in capsys.readouterr().out
+    page = _blocks(report.read_text())["page"]
+    assert isinstance(page, dict)
+    assert page["header"]["rescored"] == stamp and page["rewards"] == ["qa_f1_reward_format"]
+    written = json.loads((run_dir / f"summary.{stamp}.json").read_text())
+    assert page["summary"] == {k: v for k, v in written.items() if k != "run"}
+    assert not (run_dir / "report.html").exists()  # the run's own report is another file
+    # The run against its re-scoring: the same samples, other rewards.
+    assert main(["view", str(run_dir), str(rescored)]) == 0
+    compared = run_dir / f"compare.{stamp}-run.html"
+    assert f"report: {compared}" in capsys.readouterr().out
+    headers = _blocks(compared.read_text())["page"]["headers"]  # type: ignore[index]
+    assert [h["results_file"] for h in headers] == ["results.jsonl", rescored.name]
+
+
+def test_view_names_what_it_cannot_read(
+    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stray = tmp_path / "results.jsonl"
+    stray.write_text((runs[0] / "results.jsonl").read_text())
+    other = runs[0] / "notes.txt"
+    summary = runs[0] / "summary.json"
+    for path, message in [
+        (stray, f"{stray}: a results file is read in its run directory, and {tmp_path} has "
+                "no run.json"),
+        (summary, f"{summary}: not a results file (results.jsonl or results.<name>.jsonl)"),
+        (other, f"{other}: no such run directory or results file"),
+    ]:  # fmt: skip
+        assert main(["view", str(path)]) == 2
+        assert capsys.readouterr().err == f"agentloop: error: {message}\n"
+
+
+def test_an_older_summary_without_the_breakdown_is_computed_anew(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    run_dir = Path(shutil.copytree(runs[0], tmp_path / "run"))
+    summary = json.loads((run_dir / "summary.json").read_text())
+    del summary["by_metadata"]  # as an agentloop before the breakdown wrote it
+    (run_dir / "summary.json").write_text(json.dumps(summary))
+    page = load_run(run_dir)["page"]
+    assert list(page["summary"]["by_metadata"]) == ["category"]
+    assert page["summary"]["notes"][-1].startswith("computed by agentloop view")

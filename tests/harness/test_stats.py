@@ -175,6 +175,49 @@ def test_tables_render() -> None:
         assert expected in text
 
 
+def test_rewards_are_broken_down_by_the_metadata_keys_that_group_samples() -> None:
+    def meta(sid: str, epoch: int, score: float | None, **metadata: Any) -> dict[str, Any]:
+        return line(sid, epoch, score, metadata={"source": sid, "tools": ["a"], **metadata})
+
+    lines = [
+        meta("s1", 1, 1.0, category="simple", hard=False),
+        meta("s1", 2, 0.0, category="simple", hard=False),
+        meta("s2", 1, 1.0, category="simple", hard=False),
+        meta("p1", 1, 0.5, category="parallel", hard=True),
+        meta("p2", 1, None, category="parallel", hard=True),  # errored: 0 in its group's score
+        line("x1", 1, 1.0),  # no metadata at all
+        meta("x2", 1, 0.0, many=1),  # a key first seen late: the earlier results lack it
+    ]
+    s = summarize(lines)
+    # source: unique to each sample; tools: a list; many: one value besides "(not set)"
+    # but still a grouping of 7 results: kept.
+    assert list(s.by_metadata) == ["category", "hard", "many"]
+    groups = s.by_metadata["category"].items()
+    assert {v: (g.results, g.errored, g.scores["r"]) for v, g in groups} == {
+        "(not set)": (2, 0, pytest.approx(0.5)),
+        "parallel": (2, 1, pytest.approx(0.25)),
+        "simple": (3, 0, pytest.approx(2 / 3)),
+    }
+    assert {v: g.results for v, g in s.by_metadata["hard"].items()} == {
+        "(not set)": 2, "false": 3, "true": 2,
+    }  # fmt: skip
+    assert {v: g.results for v, g in s.by_metadata["many"].items()} == {"(not set)": 6, "1": 1}
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=140))
+    text = buffer.getvalue()
+    start, end = text.index("by metadata.category"), text.index("by metadata.hard")
+    table = text[start:end]
+    assert [row.split() for row in table.splitlines() if "parallel" in row] == [
+        ["│", "parallel", "│", "2", "│", "1", "│", "0.250", "│"]
+    ]
+
+
+def test_a_metadata_key_with_too_many_values_is_not_broken_down() -> None:
+    lines = [line(f"s{i}", 1, 1.0, metadata={"bucket": i % 21, "few": i % 20}) for i in range(42)]
+    assert list(summarize(lines).by_metadata) == ["few"]
+    assert len(summarize(lines).by_metadata["few"]) == 20
+
+
 def test_errors_keep_the_first_message_and_a_few_ids_per_kind() -> None:
     lines = (
         [line("m0", 2, None, error="RateLimitError: try 0")]

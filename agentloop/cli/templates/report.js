@@ -29,6 +29,9 @@ function runHeader(header, label) {
       ["model", el("span", { class: "mono", "data-field": "model", text: header.model || "-" })],
       ["model params", header.model_params ? JSON.stringify(header.model_params) : undefined],
       ["config", header.config_path || "-"],
+      ["results", header.rescored
+        ? el("span", { class: "mono", "data-field": "results-file", text: `${header.results_file} (re-scored by agentloop score)` })
+        : undefined],
       ["dataset", `${dataset.path || "-"} (${fmt(dataset.valid_rows)} rows, sha256 ${String(dataset.sha256 || "").slice(0, 12)}…)`],
       ["mode / epochs", `${header.mode || "-"} / ${fmt(header.epochs)}`],
       ["when", `${header.created_at || "-"}${header.resumed ? ` (resumed ${header.resumed}×)` : ""}`],
@@ -117,8 +120,11 @@ function controls(rewardKeys, statuses) {
   const min = el("input", { id: "filter-min", type: "number", step: "any", placeholder: "min" });
   const max = el("input", { id: "filter-max", type: "number", step: "any", placeholder: "max" });
   const count = el("span", { id: "row-count", class: "muted" });
-  const bar = el("div", { class: "controls" }, text, status, reward, min, max, count);
-  return { bar, text, status, reward, min, max, count };
+  const focusText = el("span", { id: "focus-label" });
+  const clear = el("button", { type: "button", id: "focus-clear", title: "show all samples", text: "×" });
+  const focus = el("span", { class: "focus", id: "focus", hidden: true }, "only: ", focusText, " ", clear);
+  const bar = el("div", { class: "controls" }, text, status, reward, min, max, focus, count);
+  return { bar, text, status, reward, min, max, count, focus, focusText, clear };
 }
 
 function rangeTest(ui, scoreOf) {
@@ -142,11 +148,27 @@ function buildRun() {
   const ui = controls(rewards, [...new Set(rows.map((r) => r[2]))]);
   table = virtualTable(runColumns(), rows.length, (i) => sampleHref(rows[i][0], rows[i][1]),
     (shown) => { ui.count.textContent = `${shown.length} of ${rows.length} samples`; });
-  wire(ui, () => {
+  let only = null; // a Set of row indices, from a histogram bar, a metadata value or a failure type
+  const keep = () => {
     const needle = ui.text.value.trim().toLowerCase();
     const status = ui.status.value;
     const inRange = rangeTest(ui, (i) => rows[i][4]);
-    return (i) => (!status || rows[i][2] === status) && (!needle || rows[i][11].includes(needle)) && inRange(i);
+    return (i) => (!only || only.has(i)) && (!status || rows[i][2] === status) &&
+      (!needle || rows[i][11].includes(needle)) && inRange(i);
+  };
+  wire(ui, keep);
+  const samples = el("div", { class: "panel", id: "samples" }, el("h2", { text: "Samples" }), ui.bar, table.node);
+  focusOn = (label, indices) => {
+    only = new Set(indices);
+    ui.focusText.textContent = label;
+    ui.focus.hidden = false;
+    table.filter(keep());
+    samples.scrollIntoView();
+  };
+  ui.clear.addEventListener("click", () => {
+    only = null;
+    ui.focus.hidden = true;
+    table.filter(keep());
   });
-  listView.append(el("div", { class: "panel" }, el("h2", { text: "Samples" }), ui.bar, table.node));
+  listView.append(...[histogramsPanel(), breakdownPanel(), failuresPanel()].filter(Boolean), samples);
 }

@@ -45,9 +45,12 @@ function conversation(detail) {
     chat.append(bubble(message));
   });
   if (detail.final_answer !== null && detail.final_answer !== undefined) {
-    chat.append(el("div", { class: "final", "data-role": "final" },
-      el("div", { class: "who", text: "final answer" }),
-      el("pre", { class: "text" }, detail.final_answer || "(empty)")));
+    // An empty answer is no answer: said so, never drawn like one.
+    const empty = !detail.final_answer.trim();
+    chat.append(el("div", { class: empty ? "final empty" : "final", "data-role": "final", "data-empty": empty ? "1" : null },
+      el("div", { class: "who", text: empty ? "final answer: empty" : "final answer" }),
+      empty ? el("span", { class: "muted", text: detail.final_answer ? "(only white space)" : "(the last reply has no text)" })
+        : el("pre", { class: "text" }, detail.final_answer)));
   }
   return chat;
 }

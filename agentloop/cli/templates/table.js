@@ -23,8 +23,9 @@ function virtualTable(columns, total, href, onChange) {
     keep: () => true };
 
   columns.forEach((column, index) => {
-    const cell = el("div", { role: "columnheader", title: column.title, text: column.label,
-      "data-col": index });
+    // The whole label, wrapped where it may break: a header is never cut short.
+    const cell = el("div", { role: "columnheader", title: column.title, "data-col": index },
+      breakable(column.label));
     cell.addEventListener("click", () => {
       state.desc = state.sortBy === index ? !state.desc : false;
       state.sortBy = index;
