@@ -1,13 +1,16 @@
 """Resolving objects named by import path: ``"pkg.module:name"`` or ``"./file.py:name"``.
 
 Tools are resolved here; the harness uses the same resolver for tool factories and
-rewards, so every kind of path gets the same one-line errors.
+rewards, so every kind of path gets the same one-line errors. A dotted module path is
+looked up in the current directory first, as ``python -m`` and pytest do: ``mine.tools:x``
+run from a project's root finds ``./mine/tools.py`` whichever way agentloop was started.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -47,6 +50,7 @@ def _import_module(path: str, kind: str) -> Any:
                 one_line(f"importing {path} failed: {type(exc).__name__}: {exc}")
             ) from exc
         return module
+    _current_directory_first()
     try:
         return importlib.import_module(path)
     except ImportError as exc:
@@ -55,6 +59,16 @@ def _import_module(path: str, kind: str) -> Any:
         raise ToolLoadError(
             one_line(f"importing {path} failed: {type(exc).__name__}: {exc}")
         ) from exc
+
+
+def _current_directory_first() -> None:
+    """Put the working directory at the head of ``sys.path`` unless it is on it already
+    (``python -m`` puts it there; an installed ``agentloop`` script puts its own folder).
+    It stays: a user's module may import its siblings later, at call time."""
+    cwd = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == cwd for entry in sys.path):
+        sys.path.insert(0, cwd)
+        importlib.invalidate_caches()
 
 
 def import_object(spec: str, kind: str = "tool") -> Any:

@@ -138,6 +138,9 @@ class RunSummary(BaseModel):
     """Why the run failed."""
     notes: list[str] = Field(default_factory=list)
     """Things a reader must know, e.g. that errored results are excluded from means."""
+    warnings: list[str] = Field(default_factory=list)
+    """Signs that the run measured something else than meant, with their likely causes:
+    e.g. tools were offered and no sample made a tool call."""
 
 
 def failure_reason(rule: bool | int | float, errored: int, total: int) -> str | None:
@@ -167,6 +170,7 @@ class _Accumulator:
         self.walls: list[float] = []
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
+        self.offered = 0  # ok results whose model was offered tools it could call
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -202,6 +206,8 @@ class _Accumulator:
                 example.sample_ids.append(sample)
             return
         s.ok += 1
+        if _offered_tools(line.get("request")):
+            self.offered += 1
         for key, result in (line.get("scores") or {}).items():
             self.scores[key][sample].append(float(result["score"]))
         for key, ok in (line.get("passed") or {}).items():
@@ -269,7 +275,26 @@ class _Accumulator:
             "max": float(max(self.rounds, default=0)),
         }
         s.rounds_histogram = dict(sorted(self.rounds.items()))
+        if self.offered and not sum(self.counters["tools"].values()):
+            s.warnings.append(_no_calls_warning(self.offered))
         return s
+
+
+def _offered_tools(request: Mapping[str, Any] | None) -> bool:
+    """Whether a generate-mode request bound tools the model was allowed to call."""
+    if not request or request.get("tool_choice") == "none":
+        return False
+    turns = request.get("turn_tools") or []
+    return bool(request.get("tools")) or any(turn.get("tools") for turn in turns)
+
+
+def _no_calls_warning(offered: int) -> str:
+    return (
+        f"no sample made a tool call, though {offered} result(s) were offered tools: the "
+        "model answered without them. Likely causes: tool_choice (unset or auto lets the "
+        "model skip tools; tool_choice: required forces a call), or the model or its server "
+        "does not support tool calling (a chat template or handler without tools)"
+    )
 
 
 def summarize(
