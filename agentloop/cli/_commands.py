@@ -1,4 +1,5 @@
-"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show.
+"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show, init,
+tools.
 
 Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
 bad config, model setting or dataset, or a run directory another process is writing
@@ -234,6 +235,24 @@ def _cmd_show(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_init(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._init import write_first_eval
+
+    for line in write_first_eval(args.dir):
+        _say(out, line)
+    return EXIT_OK
+
+
+def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.engine import module_tools
+    from agentloop.tools import openai_tool_schemas
+
+    schemas = openai_tool_schemas(module_tools(args.module))
+    # plain print: a console would wrap long lines
+    print(json.dumps(schemas) if args.compact else json.dumps(schemas, indent=2))
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "score": _cmd_score,
@@ -243,6 +262,8 @@ _COMMANDS = {
     "bfcl": _cmd_bfcl,
     "view": _cmd_view,
     "show": _cmd_show,
+    "init": _cmd_init,
+    "tools": _cmd_tools,
 }
 
 

@@ -21,7 +21,15 @@ from langchain_core.tools import tool as as_tool
 
 from agentloop.errors import ToolLoadError
 
-__all__ = ["as_tools", "import_object", "load_tool", "load_tools", "one_line", "tool_factory"]
+__all__ = [
+    "as_tools",
+    "import_object",
+    "load_tool",
+    "load_tools",
+    "module_tools",
+    "one_line",
+    "tool_factory",
+]
 
 
 def one_line(text: str) -> str:
@@ -171,3 +179,28 @@ def load_tools(specs: list[str]) -> list[BaseTool]:
     if duplicates:
         raise ToolLoadError(f"tool names must be unique; repeated: {', '.join(duplicates)}")
     return tools
+
+
+def _tool_class_of(obj: Any, module: str) -> bool:
+    """Whether ``obj`` is a ``BaseTool`` class defined in ``module`` (not imported there)."""
+    return isinstance(obj, type) and issubclass(obj, BaseTool) and obj.__module__ == module
+
+
+def module_tools(spec: str) -> list[BaseTool]:
+    """The tools of ``module`` (or ``./file.py``): its tool objects (``@tool`` functions)
+    and the ``BaseTool`` classes it defines, instantiated without arguments; or the one
+    tool at ``module:name``. Raises ``ToolLoadError`` (one line) when there is none."""
+    if ":" in spec:
+        return [load_tool(spec)]
+    module = _import_module(spec, "tool")
+    found: list[BaseTool] = []
+    for name, obj in vars(module).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(obj, BaseTool):
+            found.append(obj)
+        elif _tool_class_of(obj, module.__name__):
+            found.append(load_tool(f"{spec}:{name}"))
+    if not found:
+        raise ToolLoadError(f"{spec} has no tools (@tool functions or BaseTool classes)")
+    return found
