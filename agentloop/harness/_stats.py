@@ -170,7 +170,7 @@ class _Accumulator:
         self.walls: list[float] = []
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
-        self.offered = 0  # ok results whose model was offered tools it could call
+        self.offered = 0  # ok results offered tools to call, and not expected to refrain
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -206,7 +206,7 @@ class _Accumulator:
                 example.sample_ids.append(sample)
             return
         s.ok += 1
-        if _offered_tools(line.get("request")):
+        if _offered_tools(line.get("request")) and not _expects_no_call(line.get("ground_truth")):
             self.offered += 1
         for key, result in (line.get("scores") or {}).items():
             self.scores[key][sample].append(float(result["score"]))
@@ -286,6 +286,16 @@ def _offered_tools(request: Mapping[str, Any] | None) -> bool:
         return False
     turns = request.get("turn_tools") or []
     return bool(request.get("tools")) or any(turn.get("tools") for turn in turns)
+
+
+def _expects_no_call(ground_truth: Any) -> bool:
+    """Whether the row's expected answer is to call no tool (``"tool_calls": []``, as in
+    BFCL's irrelevance categories): making none is then right, not a sign of trouble."""
+    return (
+        isinstance(ground_truth, Mapping)
+        and ground_truth.get("tool_calls") == []
+        and not ground_truth.get("turns")
+    )
 
 
 def _no_calls_warning(offered: int) -> str:

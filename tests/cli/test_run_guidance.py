@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli.test_cli import run_cli
 from tests.support.harness import (
+    add_row,
     add_setup,
     ask,
     call,
@@ -68,6 +69,18 @@ def test_no_warning_when_tools_were_refused_on_purpose(
     assert code == 0 and "warning:" not in out
     summary = json.loads((only_run_dir(tmp_path / "runs") / "summary.json").read_text())
     assert summary["warnings"] == []
+
+
+def test_no_warning_when_the_rows_expect_no_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # BFCL's irrelevance categories: refraining from every tool is the right answer.
+    script = write_json(tmp_path / "no_calls.json", ["I cannot help with that."])
+    config = add_setup(tmp_path, n=2, model=f"scripted:{script}")
+    rows = [{**add_row(i), "ground_truth": {"tool_calls": []}} for i in range(2)]
+    write_jsonl(tmp_path / "data.jsonl", rows)
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0 and "warning:" not in out
 
 
 MODULES = {
