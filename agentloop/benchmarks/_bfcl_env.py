@@ -64,12 +64,13 @@ def _check_class(name: str) -> None:
 
 
 def _load_class(name: str) -> type:
+    from agentloop.benchmarks._bfcl_data import BFCL_INSTALL, bfcl_package
+
     _check_class(name)
+    bfcl_package()  # importable wherever it was installed
     try:
         module = importlib.import_module(f"{_SOURCE}.{BFCL_CLASSES[name][0]}")
     except ImportError as exc:
-        from agentloop.benchmarks._bfcl_data import BFCL_INSTALL
-
         raise DatasetError(f"BFCL class {name}: {exc}; {BFCL_INSTALL}") from None
     cls: type = getattr(module, name)
     return cls

@@ -1,4 +1,5 @@
-"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show.
+"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show, init,
+tools.
 
 Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
 bad config, model setting or dataset, or a run directory another process is writing
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +27,7 @@ from rich.console import Console
 from agentloop._secrets import MASK, Scrubber
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
-from agentloop.harness import EvalConfig, load_config
+from agentloop.harness import EvalConfig, RunSummary, load_config
 from agentloop.harness._config_loading import override, validate_config
 from agentloop.harness._run_files import HEADER_FILE
 from agentloop.harness._rundir import read_header, write_summary
@@ -123,9 +125,30 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
     if args.retry_errors:
         _say(out, f"retried: {outcome.retried} errored result(s)")
     _say(out, f"results: {outcome.run_dir}")
+    _next_steps(out, outcome.run_dir, outcome.summary)
     if outcome.summary.failed:
         print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
     return outcome.exit_code
+
+
+def _next_steps(out: Console, run_dir: Path, summary: RunSummary) -> None:
+    """The commands that look at the run: its report, and one sample (the first errored
+    one, else the first result) in the terminal."""
+    from agentloop._records import iter_results
+    from agentloop.harness._run_files import RESULTS_FILE
+
+    examples = list(summary.error_examples.values())
+    if examples and examples[0].sample_ids:
+        sample: str | None = examples[0].sample_ids[0]
+    else:
+        results = run_dir / RESULTS_FILE
+        first = next(iter_results(results), None) if results.is_file() else None
+        sample = str(first["id"]) if first else None
+    run = shlex.quote(str(run_dir))
+    _say(out, "next:")
+    _say(out, f"  agentloop view {run}  # the HTML report")
+    if sample is not None:
+        _say(out, f"  agentloop show {run} {shlex.quote(sample)}  # one sample in the terminal")
 
 
 def _say(out: Console, text: str) -> None:
@@ -216,6 +239,24 @@ def _cmd_show(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_init(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._init import write_first_eval
+
+    for line in write_first_eval(args.dir):
+        _say(out, line)
+    return EXIT_OK
+
+
+def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.engine import module_tools
+    from agentloop.tools import openai_tool_schemas
+
+    schemas = openai_tool_schemas(module_tools(args.module))
+    # plain print: a console would wrap long lines
+    print(json.dumps(schemas) if args.compact else json.dumps(schemas, indent=2))
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "score": _cmd_score,
@@ -225,6 +266,8 @@ _COMMANDS = {
     "bfcl": _cmd_bfcl,
     "view": _cmd_view,
     "show": _cmd_show,
+    "init": _cmd_init,
+    "tools": _cmd_tools,
 }
 
 

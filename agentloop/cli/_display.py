@@ -139,7 +139,8 @@ def _masked(summary: RunSummary, scrub: Scrubber | None) -> RunSummary:
 def print_summary(
     summary: RunSummary, console: Console | None = None, *, scrub: Scrubber | None = None
 ) -> None:
-    """Print the reward, run and error tables, then the notes (masked with ``scrub``)."""
+    """Print the reward, run and error tables, then the warnings and notes (masked with
+    ``scrub``)."""
     out = console or Console()
     summary = _masked(summary, scrub)
     if summary.rewards:
@@ -151,6 +152,8 @@ def print_summary(
         out.print(_error_table(summary))
     if summary.tool_exceptions:
         out.print(_exception_table(summary))
+    for warning in summary.warnings:
+        out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for note in summary.notes:
         # soft_wrap: paths and commands stay whole for copying (the terminal wraps them).
         out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)

@@ -136,7 +136,26 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     _add_bfcl(sub)
     _add_view(sub)
+    _add_init(sub)
     return parser
+
+
+def _add_init(sub: argparse._SubParsersAction[_Parser]) -> None:
+    init = sub.add_parser(
+        "init", help="write a first evaluation of your own: tools, dataset, config"
+    )
+    init.add_argument("dir", nargs="?", default=".", metavar="DIR", help="where (default: here)")
+    tools = sub.add_parser("tools", help="your tools as the model sees them")
+    actions = tools.add_subparsers(dest="tools_command", required=True, parser_class=_Parser)
+    schemas = actions.add_parser(
+        "schemas", help="print the OpenAI schemas of a module's tools (a dataset row's tools)"
+    )
+    schemas.add_argument(
+        "module", metavar="MODULE[:NAME]", help="e.g. my_tools, ./my_tools.py, my_tools:lookup"
+    )
+    schemas.add_argument(
+        "--compact", action="store_true", help="one line, as a JSONL row's tools field"
+    )
 
 
 def _add_view(sub: argparse._SubParsersAction[_Parser]) -> None:

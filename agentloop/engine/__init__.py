@@ -40,6 +40,7 @@ from agentloop.engine._tool_loading import (
     import_object,
     load_tool,
     load_tools,
+    module_tools,
     one_line,
     tool_factory,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "load_tool",
     "load_tools",
     "message_to_openai",
+    "module_tools",
     "one_line",
     "parse_content_tool_calls",
     "run_agent",

@@ -1,13 +1,16 @@
 """Resolving objects named by import path: ``"pkg.module:name"`` or ``"./file.py:name"``.
 
 Tools are resolved here; the harness uses the same resolver for tool factories and
-rewards, so every kind of path gets the same one-line errors.
+rewards, so every kind of path gets the same one-line errors. A dotted module path is
+looked up in the current directory first, as ``python -m`` and pytest do: ``mine.tools:x``
+run from a project's root finds ``./mine/tools.py`` whichever way agentloop was started.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,7 +21,15 @@ from langchain_core.tools import tool as as_tool
 
 from agentloop.errors import ToolLoadError
 
-__all__ = ["as_tools", "import_object", "load_tool", "load_tools", "one_line", "tool_factory"]
+__all__ = [
+    "as_tools",
+    "import_object",
+    "load_tool",
+    "load_tools",
+    "module_tools",
+    "one_line",
+    "tool_factory",
+]
 
 
 def one_line(text: str) -> str:
@@ -47,6 +58,7 @@ def _import_module(path: str, kind: str) -> Any:
                 one_line(f"importing {path} failed: {type(exc).__name__}: {exc}")
             ) from exc
         return module
+    _current_directory_first()
     try:
         return importlib.import_module(path)
     except ImportError as exc:
@@ -55,6 +67,16 @@ def _import_module(path: str, kind: str) -> Any:
         raise ToolLoadError(
             one_line(f"importing {path} failed: {type(exc).__name__}: {exc}")
         ) from exc
+
+
+def _current_directory_first() -> None:
+    """Put the working directory at the head of ``sys.path`` unless it is on it already
+    (``python -m`` puts it there; an installed ``agentloop`` script puts its own folder).
+    It stays: a user's module may import its siblings later, at call time."""
+    cwd = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == cwd for entry in sys.path):
+        sys.path.insert(0, cwd)
+        importlib.invalidate_caches()
 
 
 def import_object(spec: str, kind: str = "tool") -> Any:
@@ -157,3 +179,28 @@ def load_tools(specs: list[str]) -> list[BaseTool]:
     if duplicates:
         raise ToolLoadError(f"tool names must be unique; repeated: {', '.join(duplicates)}")
     return tools
+
+
+def _tool_class_of(obj: Any, module: str) -> bool:
+    """Whether ``obj`` is a ``BaseTool`` class defined in ``module`` (not imported there)."""
+    return isinstance(obj, type) and issubclass(obj, BaseTool) and obj.__module__ == module
+
+
+def module_tools(spec: str) -> list[BaseTool]:
+    """The tools of ``module`` (or ``./file.py``): its tool objects (``@tool`` functions)
+    and the ``BaseTool`` classes it defines, instantiated without arguments; or the one
+    tool at ``module:name``. Raises ``ToolLoadError`` (one line) when there is none."""
+    if ":" in spec:
+        return [load_tool(spec)]
+    module = _import_module(spec, "tool")
+    found: list[BaseTool] = []
+    for name, obj in vars(module).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(obj, BaseTool):
+            found.append(obj)
+        elif _tool_class_of(obj, module.__name__):
+            found.append(load_tool(f"{spec}:{name}"))
+    if not found:
+        raise ToolLoadError(f"{spec} has no tools (@tool functions or BaseTool classes)")
+    return found

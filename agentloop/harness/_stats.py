@@ -186,6 +186,9 @@ class RunSummary(BaseModel):
     """Why the run failed."""
     notes: list[str] = Field(default_factory=list)
     """Things a reader must know, e.g. that errored results are excluded from means."""
+    warnings: list[str] = Field(default_factory=list)
+    """Signs that the run measured something else than meant, with their likely causes:
+    e.g. tools were offered and no sample made a tool call."""
 
 
 def failure_reason(rule: bool | int | float, errored: int, total: int) -> str | None:
@@ -216,6 +219,7 @@ class _Accumulator:
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
         self.metadata = _MetadataTally()
+        self.offered = 0  # ok results offered tools to call, and not expected to refrain
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -253,6 +257,8 @@ class _Accumulator:
                 example.sample_ids.append(sample)
             return
         s.ok += 1
+        if _offered_tools(line.get("request")) and not _expects_no_call(line.get("ground_truth")):
+            self.offered += 1
         for key, result in (line.get("scores") or {}).items():
             self.scores[key][sample].append(float(result["score"]))
         for key, ok in (line.get("passed") or {}).items():
@@ -323,6 +329,8 @@ class _Accumulator:
         }
         s.rounds_histogram = dict(sorted(self.rounds.items()))
         s.by_metadata = self.metadata.groups(list(s.rewards), s.samples)
+        if self.offered and not sum(self.counters["tools"].values()):
+            s.warnings.append(_no_calls_warning(self.offered))
         return s
 
 
@@ -389,6 +397,33 @@ class _Tally:
         twin.results, twin.errored = self.results, self.errored
         twin.sums.update(self.sums)
         return twin
+
+
+def _offered_tools(request: Mapping[str, Any] | None) -> bool:
+    """Whether a generate-mode request bound tools the model was allowed to call."""
+    if not request or request.get("tool_choice") == "none":
+        return False
+    turns = request.get("turn_tools") or []
+    return bool(request.get("tools")) or any(turn.get("tools") for turn in turns)
+
+
+def _expects_no_call(ground_truth: Any) -> bool:
+    """Whether the row's expected answer is to call no tool (``"tool_calls": []``, as in
+    BFCL's irrelevance categories): making none is then right, not a sign of trouble."""
+    return (
+        isinstance(ground_truth, Mapping)
+        and ground_truth.get("tool_calls") == []
+        and not ground_truth.get("turns")
+    )
+
+
+def _no_calls_warning(offered: int) -> str:
+    return (
+        f"no sample made a tool call, though {offered} result(s) were offered tools: the "
+        "model answered without them. Likely causes: tool_choice (unset or auto lets the "
+        "model skip tools; tool_choice: required forces a call), or the model or its server "
+        "does not support tool calling (a chat template or handler without tools)"
+    )
 
 
 def summarize(

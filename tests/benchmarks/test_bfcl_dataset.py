@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
+import shutil
+import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentloop.benchmarks import bfcl_data_dir
-from agentloop.benchmarks._bfcl_data import BFCL_CATEGORIES, BFCL_DATA_ENV, bfcl_rows, export_bfcl
+from agentloop.benchmarks._bfcl_data import (
+    BFCL_CATEGORIES,
+    BFCL_DATA_ENV,
+    BFCL_TARGET,
+    bfcl_package,
+    bfcl_rows,
+    export_bfcl,
+)
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
 from agentloop.harness._dataset import iter_samples, scan_dataset
@@ -63,6 +74,35 @@ def test_without_the_package_the_error_names_the_pip_command(
         "BFCL data: the bfcl-eval package is not installed; "
         "pip install --no-deps 'bfcl-eval==2026.3.23'"
     )
+
+
+def test_bfcl_installed_in_its_own_folder_as_make_does_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `make` installs bfcl-eval with `pip install --no-deps --target <prefix>/bfcl-eval`,
+    # outside site-packages, so that pip's dependency check stays clean.
+    from tests.benchmarks.conftest import FIXTURE
+
+    monkeypatch.delenv(BFCL_DATA_ENV)
+    target = tmp_path / BFCL_TARGET
+    (target / "bfcl_eval").mkdir(parents=True)
+    (target / "bfcl_eval" / "__init__.py").write_text("")
+    shutil.copytree(FIXTURE, target / "bfcl_eval" / "data")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    real = importlib.util.find_spec
+
+    def site_packages_without_bfcl(name: str, *args: Any) -> Any:
+        if name != "bfcl_eval":
+            return real(name, *args)
+        # the environment's own bfcl-eval (if any) is not there; only the target folder
+        folders = [p for p in sys.path if p == str(target)]
+        return importlib.machinery.PathFinder.find_spec(name, folders)
+
+    monkeypatch.setattr(importlib.util, "find_spec", site_packages_without_bfcl)
+    assert bfcl_package() == target / "bfcl_eval"
+    scan = scan_dataset("bfcl:multiple")
+    assert scan.problems == [] and scan.valid == len(list(bfcl_rows("multiple", FIXTURE)))
 
 
 def test_a_missing_data_directory_or_answer_is_an_error(tmp_path: Path) -> None:
@@ -134,7 +174,7 @@ _COUNTS = {
 
 def _installed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(BFCL_DATA_ENV)
-    if importlib.util.find_spec("bfcl_eval") is None:
+    if bfcl_package() is None:
         pytest.skip("bfcl-eval is not installed: pip install --no-deps 'bfcl-eval==2026.3.23'")
     assert bfcl_data_dir().is_dir()
 

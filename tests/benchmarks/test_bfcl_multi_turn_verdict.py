@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict
-from agentloop.benchmarks._bfcl_data import bfcl_rows
+from agentloop.benchmarks._bfcl_data import bfcl_package, bfcl_rows
 from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES
 from agentloop.engine import Trajectory, TurnRecord
 from agentloop.engine._wire import from_wire
@@ -133,6 +133,7 @@ def test_without_its_row_the_verdict_says_so() -> None:
 def _bfcl_valid(row: dict[str, Any], turns: VERDICT_TURNS, entry: dict, truth: list) -> bool:
     """BFCL's own multi_turn_checker on the calls decoded the way BFCL's OpenAI FC decoder
     writes them (``name(k=repr(v),...)``); a step whose arguments do not parse is dropped."""
+    assert bfcl_package() is not None  # importable where make installs it, too
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 

@@ -91,6 +91,7 @@ function summaryPanel(summary) {
     ["model retries", stat("model_retries", summary.model_retries)],
     ["single-turn results", summary.single_turn],
   ]));
+  for (const warning of summary.warnings || []) panel.append(el("div", { class: "error-box", text: `warning: ${warning}` }));
   for (const note of summary.notes || []) panel.append(el("p", { class: "muted", text: `note: ${note}` }));
   return panel;
 }
