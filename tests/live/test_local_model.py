@@ -143,3 +143,24 @@ def test_the_prompt_is_the_models_own_turns_unescaped() -> None:
     assert '<tool_call>\n{"name": "f", "arguments": {"a": "\\""}}\n</tool_call>' in prompt
     assert "<tool_response>\n<ok>\n</tool_response>" in prompt
     assert prompt.endswith("<start_of_turn>model\n")
+
+
+def test_the_init_project_on_the_local_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``agentloop init``'s project as generated: two tools of one's own, tool_choice
+    required. llama-cpp-python's chatml-function-calling failed every request here."""
+    from agentloop.cli._commands import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "mine"]) == 0
+    monkeypatch.chdir(tmp_path / "mine")
+    assert main(["run", "eval.yaml", "--output-dir", "runs", "--limit", "3"]) == 0
+    (run_dir,) = (tmp_path / "mine" / "runs").iterdir()
+    lines = _lines(run_dir)
+    assert len(lines) == 3
+    for line in lines.values():
+        assert line["status"] == "ok", line["error"]
+        _check_conversation(line)  # a call in every sample, each answered by its result
+        assert set(line["request"]["tools"]) == {"convert_units", "convert_currency"}
+    assert _children() == []
