@@ -16,11 +16,14 @@ calls in other fresh instances. Per turn, in BFCL's order:
 6. ``execution_response_mismatch``: the turn's ground-truth results are not all among the
    agent's results of every turn so far (a multiset: unordered, each used once).
 
-Before that, ``force_terminated``: BFCL fails an entry whose run stopped a turn at its step
-limit (here: a turn that ended with ``max_rounds``) or that has fewer turns than the ground
-truth. The first failing rule is the reason, with its turn (1-based, as agentloop counts
-turns; BFCL's messages give the 0-based index) and, for a state, the class and the first
-differing attribute.
+Before that, ``force_terminated``: BFCL fails an entry whose conversation has fewer turns
+than the ground truth. BFCL ends the conversation after running the calls of a turn's 21st
+step, so a turn that ended with ``max_rounds`` before the last one is force-terminated
+too (BFCL has no later turns), and the last turn may end so without failing (its steps
+run here as BFCL ran them, a call refused at the round cap included). A turn that ended
+with a model error or a sample limit fails the same way. The first failing rule is the
+reason, with its turn (1-based, as agentloop counts turns; BFCL's messages give the
+0-based index) and, for a state, the class and the first differing attribute.
 """
 
 from __future__ import annotations
@@ -199,14 +202,17 @@ def bfcl_multi_turn_verdict(trajectory: Any, row: Mapping[str, Any]) -> RewardRe
     turns, stops = conversation_turns(trajectory)
     details = BfclMultiTurnDetails()
     for index, stop in enumerate(stops, start=1):
-        if stop in ("max_rounds", "error", "time_limit", "token_limit"):
+        step_limit = stop == "max_rounds" and index < len(expected_turns)
+        if step_limit or stop in ("error", "time_limit", "token_limit"):
             details.error_type, details.turn = "multi_turn:force_terminated", index
-            return _result(
-                0.0,
-                f"turn {index} ended with {stop}: BFCL force-terminates "
-                "the entry (multi_turn:force_terminated)",
-                details,
+            reason = (
+                f"turn {index} ended at the step limit (max_rounds): BFCL ends the conversation "
+                "there, and the turns after it are missing (multi_turn:force_terminated)"
+                if step_limit
+                else f"turn {index} ended with {stop}: BFCL force-terminates the entry "
+                "(multi_turn:force_terminated)"
             )
+            return _result(0.0, reason, details)
     if len(turns) != len(expected_turns):
         details.error_type = "multi_turn:force_terminated"
         return _result(

@@ -30,7 +30,8 @@ def test_the_config_runs_bfcls_multi_turn_setup(category: str) -> None:
     config = load_config(_config(category))
     assert config.dataset == f"bfcl:{category}"
     assert config.environment == "agentloop.benchmarks:bfcl_environment"
-    assert config.tool_execution == "sequential" and config.max_rounds == 20
+    assert config.tool_execution == "sequential"
+    assert (config.max_rounds, config.at_max_rounds) == (21, "stop")  # BFCL's step limit
     assert config.rewards[0] == MULTI_TURN_VERDICT
     prepared = prepare(config)
     assert prepared.scan.valid == 3 and prepared.scan.problems == []
