@@ -11,7 +11,9 @@ Each case gets two verdicts:
 - agentloop's: ``agentloop.benchmarks.bfcl_multi_turn_verdict`` on the case as an
   OpenAI-format conversation (the row's user turns, one assistant message with tool calls
   per step, tool messages, a final answer per turn), against the row that
-  ``agentloop.benchmarks.bfcl_rows`` makes of that entry.
+  ``agentloop.benchmarks.bfcl_rows`` makes of that entry; for the kinds in
+  ``RUN_PATH_KINDS`` also on the trajectory a run records of the same replies, which
+  must give the same verdict.
 
 Prints agreement per category, per perturbation and overall, and every disagreement;
 writes them (``disagreements.jsonl``) and ``summary.json`` under ``--out``.
@@ -38,12 +40,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bfcl_multi_turn_perturb import Turns, perturbations  # noqa: E402
+from bfcl_run_path import multi_turn_trajectory  # noqa: E402
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict  # noqa: E402
 from agentloop.benchmarks._bfcl_data import bfcl_rows  # noqa: E402
 from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
 
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
+# Kinds also judged on the trajectory a run records (``bfcl_run_path``: the replies read by
+# agentloop's OpenAI client, the conversation run with the configs' step limit); both
+# verdicts must agree with BFCL's.
+RUN_PATH_KINDS = frozenset({
+    "gt", "step_21_last", "step_21_early", "step_20", "raw_tab_step", "raw_newline_step",
+    "blank_args_step", "null_args_step", "not_object_step",
+})  # fmt: skip
 # Known causes of disagreement: kind -> explanation (also in the README's BFCL section).
 KNOWN: dict[str, str] = {}
 
@@ -122,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             row = rows_by_id[case["id"]]
             ours = bfcl_multi_turn_verdict(conversation(row, case["turns"]), row)
+            if case["kind"] in RUN_PATH_KINDS:
+                run = bfcl_multi_turn_verdict(multi_turn_trajectory(row, case["turns"]), row)
+                if run.score != ours.score:
+                    ours = run.model_copy(update={"score": -1.0, "reason": (
+                        f"as messages {ours.reason}; as a run records it {run.reason}")})
             their = theirs[case["case_id"]]
             same = (ours.score == 1.0) == their["valid"]
             agree += same
