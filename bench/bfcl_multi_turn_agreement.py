@@ -20,7 +20,7 @@ writes them (``disagreements.jsonl``) and ``summary.json`` under ``--out``.
 Target: >= 99.9% overall.
 
 Run: ``make bfcl-multi-turn-agreement`` or ``.venv/bin/python
-bench/bfcl_multi_turn_agreement.py [--categories a,b] [--limit N] [--out DIR]``
+bench/bfcl_multi_turn_agreement.py [--categories a,b] [--limit N] [--kinds a,b] [--out DIR]``
 (default DIR: ``runs/bfcl-multi-turn-agreement``).
 """
 
@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", default=",".join(MULTI_TURN_CATEGORIES))
     parser.add_argument("--limit", type=int, default=0, help="entries per category (0: all)")
     parser.add_argument("--out", default=str(ROOT / "runs" / "bfcl-multi-turn-agreement"))
+    parser.add_argument("--kinds", default="", help="only these perturbations (comma-separated)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -122,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         cases, rows_by_id = [], {r["id"]: r for r in rows}
         for row in rows:
             for kind, turns in perturbations(row):
+                if args.kinds and kind not in args.kinds.split(","):
+                    continue
                 cases.append({"case_id": case_id, "id": row["id"], "kind": kind, "turns": turns})
                 case_id += 1
         start = time.perf_counter()
