@@ -13,7 +13,8 @@ Each case gets two verdicts:
   per step, tool messages, a final answer per turn), against the row that
   ``agentloop.benchmarks.bfcl_rows`` makes of that entry; for the kinds in
   ``RUN_PATH_KINDS`` also on the trajectory a run records of the same replies, which
-  must give the same verdict.
+  must give the same verdict (unless a turn has more steps than BFCL's run allows: a
+  run, BFCL's or agentloop's, stops at the 21st).
 
 Prints agreement per category, per perturbation and overall, and every disagreement;
 writes them (``disagreements.jsonl``) and ``summary.json`` under ``--out``.
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bfcl_multi_turn_perturb import Turns, perturbations  # noqa: E402
+from bfcl_multi_turn_perturb import STEP_LIMIT, Turns, perturbations  # noqa: E402
 from bfcl_run_path import multi_turn_trajectory  # noqa: E402
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict  # noqa: E402
@@ -135,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             row = rows_by_id[case["id"]]
             ours = bfcl_multi_turn_verdict(conversation(row, case["turns"]), row)
-            if case["kind"] in RUN_PATH_KINDS:
+            # a turn of more steps than BFCL's run allows (two long_context entries replayed
+            # one call per step) cannot come out of a run, BFCL's or agentloop's
+            runnable = all(len(steps) <= STEP_LIMIT + 1 for steps in case["turns"])
+            if case["kind"] in RUN_PATH_KINDS and runnable:
                 run = bfcl_multi_turn_verdict(multi_turn_trajectory(row, case["turns"]), row)
                 if run.score != ours.score:
                     ours = run.model_copy(update={"score": -1.0, "reason": (
