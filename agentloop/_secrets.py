@@ -34,6 +34,7 @@ __all__ = [
     "MASK",
     "MIN_SECRET_LEN",
     "Scrubber",
+    "holds_mask",
     "is_secret_name",
     "mask_url",
     "mask_urls",
@@ -71,6 +72,22 @@ def is_secret_name(name: str) -> bool:
 
 
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>\\]+")
+
+
+def holds_mask(value: Any) -> bool:
+    """Whether masked data holds a masked value anywhere: a string that is the mask, or
+    text the mask was put into (a URL's password or query value, a secret's value).
+
+    >>> holds_mask({"a": ["x", "***"]}), holds_mask("http://u:***@h/v1"), holds_mask(3)
+    (True, True, False)
+    """
+    if isinstance(value, str):
+        return MASK in value
+    if isinstance(value, dict):
+        return any(holds_mask(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(holds_mask(v) for v in value)
+    return False
 
 
 def mask_url(url: str) -> str:

@@ -30,8 +30,11 @@ __all__ = [
     "decode_arguments",
     "field",
     "invalid_call",
+    "lenient_texts",
+    "read_as_sent",
     "read_call",
     "split_calls",
+    "strict_problem",
     "tool_call_blocks",
 ]
 
@@ -116,6 +119,69 @@ def decode_arguments(value: Any) -> tuple[Any, str | None]:
         except (ValueError, RecursionError):
             return value, NOT_JSON
     return value, None if isinstance(value, dict) else NOT_OBJECT
+
+
+def strict_problem(text: Any) -> str | None:
+    """What a strict JSON reader (``json.loads``, as BFCL decodes a call) finds wrong with
+    a call's argument text: None when it decodes to an object. Stricter than
+    :func:`decode_arguments` and LangChain: blank text and a raw control character inside
+    a string are not JSON.
+
+    >>> strict_problem('{"a": 1}'), strict_problem(""), strict_problem('{"a": "x\\ty"}')
+    (None, 'arguments are not valid JSON', 'arguments are not valid JSON')
+    """
+    if not isinstance(text, str):
+        return NOT_JSON
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return NOT_JSON
+    return None if isinstance(value, dict) else NOT_OBJECT
+
+
+def lenient_texts(message: Any) -> dict[str, str]:
+    """By call id, the argument text of the calls that only a lenient reader accepts (see
+    :func:`strict_problem`), as the provider sent them, where a message keeps the
+    provider's own calls: ``additional_kwargs["tool_calls"]``, LangChain's place for them.
+    agentloop's OpenAI client and score mode keep them there for such calls, the only
+    case where a call's text says more than LangChain's reading of it.
+
+    >>> raw = [{"id": "a", "function": {"name": "f", "arguments": ""}},
+    ...        {"id": "b", "function": {"name": "f", "arguments": "{}"}}]
+    >>> lenient_texts({"additional_kwargs": {"tool_calls": raw}}), lenient_texts({})
+    ({'a': ''}, {})
+    """
+    calls = field(field(message, "additional_kwargs") or {}, "tool_calls")
+    texts: dict[str, str] = {}
+    for call in calls if isinstance(calls, list) else []:
+        call_id, raw = field(call, "id"), (call_fields(call) or (None, None))[1]
+        text = "" if raw is None else raw  # no text: not JSON to a strict reader either
+        if isinstance(call_id, str) and isinstance(text, str) and strict_problem(text):
+            texts[call_id] = text
+    return texts
+
+
+def read_as_sent(item: Any) -> ReadCall:
+    """One call as a strict JSON reader reads the text the model sent (BFCL's decoder):
+    the text a call kept (``raw_args``) wins over its parsed arguments, and text is
+    decoded by :func:`strict_problem`'s rule (blank text is not JSON here).
+
+    >>> read_as_sent({"name": "f", "args": {"s": "x\\ty"}, "raw_args": '{"s": "x\\ty"}'})
+    ReadCall(name='f', args='{"s": "x\\ty"}', problem='arguments are not valid JSON')
+    >>> read_as_sent({"function": {"name": "f", "arguments": ""}}).problem
+    'arguments are not valid JSON'
+    """
+    read = read_call(item)
+    if read.problem == NOT_A_CALL:
+        return read
+    raw = field(item, "raw_args")
+    if not isinstance(raw, str):
+        raw = (call_fields(item) or (None, None))[1]
+    if not isinstance(raw, str):
+        return read
+    problem = strict_problem(raw)
+    args = json.loads(raw) if problem == NOT_OBJECT else read.args if problem is None else raw
+    return ReadCall(read.name, args, read.problem if read.problem == NO_NAME else problem)
 
 
 def read_call(item: Any) -> ReadCall:

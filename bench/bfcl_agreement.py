@@ -22,7 +22,8 @@ A regression guard: with ``--speed-only`` (what ``make bench`` runs) the exit st
 1 when any agentloop figure takes more than 2x BFCL's time per case on the same input.
 
 Run: ``make bfcl-agreement`` or ``.venv/bin/python bench/bfcl_agreement.py [--categories
-a,b] [--limit N] [--mode fc|prompt] [--speed K [--speed-only]] [--out DIR]``
+a,b] [--limit N] [--perturbations args_,...] [--mode fc|prompt] [--speed K [--speed-only]]
+[--out DIR]``
 (default DIR: ``runs/bfcl-agreement``).
 """
 
@@ -83,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--show", type=int, default=10, help="disagreements printed")
     parser.add_argument(
+        "--perturbations", default="", help="only the kinds starting so (comma-separated)"
+    )
+    parser.add_argument(
         "--speed", type=int, default=0, metavar="K", help="also time both, K trials"
     )
     parser.add_argument("--speed-only", action="store_true", help="only the timing (--speed K)")
@@ -106,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         for category in categories:
             started = time.perf_counter()
             cases = make_cases(category, data, args.limit)
+            if args.perturbations:
+                kept = tuple(args.perturbations.split(","))
+                cases = [c for c in cases if c["perturbation"].startswith(kept)]
             cases_file = out / "cases" / f"{category}.jsonl"
             cases_file.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
             theirs = bfcl_verdicts(cases_file, args.mode)

@@ -2,7 +2,8 @@
 
 ``make_cases`` turns a category's entries into decoded model outputs (``bfcl_perturb``);
 ``bfcl_verdicts`` asks BFCL's own checker (``bfcl_checker.py`` in ``.venv-bfcl``);
-``score_agentloop`` asks ``agentloop.evals.bfcl_verdict`` on the same case as an OpenAI message.
+``score_agentloop`` asks ``agentloop.evals.bfcl_verdict`` on the same case as an OpenAI message,
+and, for a case with argument text (``raw``), on the trajectory a run records of it too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from agentloop.evals import bfcl_verdict
 from bfcl_perturb import RELEVANCE_CATEGORIES, cases_for_entry
+from bfcl_run_path import single_turn_trajectory
 
 from agentloop.benchmarks._bfcl_convert import openai_name
 
@@ -108,9 +110,19 @@ def prepared(
     return out
 
 
+def run_path_verdict(case: dict[str, Any], row: dict[str, Any]) -> Any:
+    """A ``raw`` case's verdict on the trajectory a run records: the reply read by
+    agentloop's OpenAI client, then the engine (``bfcl_run_path``)."""
+    calls = [(openai_name(name), text) for name, text in case["raw"]]
+    trajectory = single_turn_trajectory(row["messages"], calls, row.get("tools") or [])
+    return bfcl_verdict(**verdict_kwargs(trajectory, row))  # type: ignore[arg-type]
+
+
 def score_agentloop(
     items: list[tuple[dict[str, Any], list[Any], dict[str, Any]]],
 ) -> dict[str, dict[str, Any]]:
+    """agentloop's verdict on each case as a message list; a ``raw`` case (arguments as
+    text) is also judged as a run records it, and the two must give the same verdict."""
     verdicts = {}
     for case, messages, row in items:
         try:
@@ -121,6 +133,15 @@ def score_agentloop(
                 "reason": result.reason,
                 "error_type": getattr(details, "error_type", None),
             }
+            if "raw" in case:
+                run = run_path_verdict(case, row)
+                if run.score != result.score:
+                    verdicts[case["case_id"]] = {
+                        "valid": None,
+                        "reason": f"as a message list {result.reason}; as a run records it "
+                        f"{run.reason}",
+                        "error_type": "run_path_differs",
+                    }
         except Exception as exc:  # a crash is a verdict to report, not a reason to stop
             verdicts[case["case_id"]] = {
                 "valid": None,

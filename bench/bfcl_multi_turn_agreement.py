@@ -11,14 +11,17 @@ Each case gets two verdicts:
 - agentloop's: ``agentloop.benchmarks.bfcl_multi_turn_verdict`` on the case as an
   OpenAI-format conversation (the row's user turns, one assistant message with tool calls
   per step, tool messages, a final answer per turn), against the row that
-  ``agentloop.benchmarks.bfcl_rows`` makes of that entry.
+  ``agentloop.benchmarks.bfcl_rows`` makes of that entry; for the kinds in
+  ``RUN_PATH_KINDS`` also on the trajectory a run records of the same replies, which
+  must give the same verdict (unless a turn has more steps than BFCL's run allows: a
+  run, BFCL's or agentloop's, stops at the 21st).
 
 Prints agreement per category, per perturbation and overall, and every disagreement;
 writes them (``disagreements.jsonl``) and ``summary.json`` under ``--out``.
 Target: >= 99.9% overall.
 
 Run: ``make bfcl-multi-turn-agreement`` or ``.venv/bin/python
-bench/bfcl_multi_turn_agreement.py [--categories a,b] [--limit N] [--out DIR]``
+bench/bfcl_multi_turn_agreement.py [--categories a,b] [--limit N] [--kinds a,b] [--out DIR]``
 (default DIR: ``runs/bfcl-multi-turn-agreement``).
 """
 
@@ -37,13 +40,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bfcl_multi_turn_perturb import Turns, perturbations  # noqa: E402
+from bfcl_multi_turn_perturb import STEP_LIMIT, Turns, perturbations  # noqa: E402
+from bfcl_run_path import multi_turn_trajectory  # noqa: E402
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict  # noqa: E402
 from agentloop.benchmarks._bfcl_data import bfcl_rows  # noqa: E402
 from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
 
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
+# Kinds also judged on the trajectory a run records (``bfcl_run_path``: the replies read by
+# agentloop's OpenAI client, the conversation run with the configs' step limit); both
+# verdicts must agree with BFCL's.
+RUN_PATH_KINDS = frozenset({
+    "gt", "step_21_last", "step_21_early", "step_20", "raw_tab_step", "raw_newline_step",
+    "blank_args_step", "null_args_step", "not_object_step",
+})  # fmt: skip
 # Known causes of disagreement: kind -> explanation (also in the README's BFCL section).
 KNOWN: dict[str, str] = {}
 
@@ -100,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", default=",".join(MULTI_TURN_CATEGORIES))
     parser.add_argument("--limit", type=int, default=0, help="entries per category (0: all)")
     parser.add_argument("--out", default=str(ROOT / "runs" / "bfcl-multi-turn-agreement"))
+    parser.add_argument("--kinds", default="", help="only these perturbations (comma-separated)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -112,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         cases, rows_by_id = [], {r["id"]: r for r in rows}
         for row in rows:
             for kind, turns in perturbations(row):
+                if args.kinds and kind not in args.kinds.split(","):
+                    continue
                 cases.append({"case_id": case_id, "id": row["id"], "kind": kind, "turns": turns})
                 case_id += 1
         start = time.perf_counter()
@@ -122,6 +136,14 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             row = rows_by_id[case["id"]]
             ours = bfcl_multi_turn_verdict(conversation(row, case["turns"]), row)
+            # a turn of more steps than BFCL's run allows (two long_context entries replayed
+            # one call per step) cannot come out of a run, BFCL's or agentloop's
+            runnable = all(len(steps) <= STEP_LIMIT + 1 for steps in case["turns"])
+            if case["kind"] in RUN_PATH_KINDS and runnable:
+                run = bfcl_multi_turn_verdict(multi_turn_trajectory(row, case["turns"]), row)
+                if run.score != ours.score:
+                    ours = run.model_copy(update={"score": -1.0, "reason": (
+                        f"as messages {ours.reason}; as a run records it {run.reason}")})
             their = theirs[case["case_id"]]
             same = (ours.score == 1.0) == their["valid"]
             agree += same

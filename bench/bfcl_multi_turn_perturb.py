@@ -11,6 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from bfcl_perturb import with_control_character
+
 Call = tuple[str, str]
 Turns = list[list[list[Call]]]
 
@@ -114,3 +116,54 @@ def perturbations(row: dict[str, Any]) -> Iterator[tuple[str, Turns]]:
         yield "refused_name", _per_call(_with_turn(truth, 0, [*first, ("exit", {})]))
         yield "repeated_step", _per_call(_with_turn(truth, 0, first + first))
     yield "truncated", _per_call(truth[:-1])
+    yield from _step_limit_cases(row, truth)
+    yield from _undecodable_step_cases(truth)
+
+
+# BFCL's step limit is 20 steps a turn; the calls of a 21st still run, then the
+# conversation ends. Padding steps change no state: pwd() where the row has a file system
+# (multi_turn_base_12's case), else a name that is no function (an error result).
+STEP_LIMIT = 20
+
+
+def _padded(row: dict[str, Any], calls: list[tuple[str, dict[str, Any]]], steps: int) -> Any:
+    """A turn of ``steps`` steps: padding, then ``calls`` as the last step."""
+    classes = (row.get("environment") or {}).get("involved_classes") or []
+    pad = [("pwd", "{}")] if "GorillaFileSystem" in classes else [("no_such_function", "{}")]
+    last = [_call(n, a) for n, a in calls] or pad
+    return [pad] * (steps - 1) + [last]
+
+
+def _step_limit_cases(
+    row: dict[str, Any], truth: list[list[tuple[str, dict[str, Any]]]]
+) -> Iterator[tuple[str, Turns]]:
+    per_call = _per_call(truth)
+    last = len(truth) - 1
+    # the last turn's calls as its 21st step: run, and the conversation ends as it would
+    yield "step_21_last", [*per_call[:last], _padded(row, truth[last], STEP_LIMIT + 1)]
+    if last > 0:  # the first turn's 21st step: BFCL runs it and ends the conversation there
+        yield "step_21_early", [_padded(row, truth[0], STEP_LIMIT + 1)]
+    # 20 steps, then the model answers: within the limit, the conversation goes on
+    yield "step_20", [_padded(row, truth[0], STEP_LIMIT), *per_call[1:]]
+
+
+def _undecodable_step_cases(
+    truth: list[list[tuple[str, dict[str, Any]]]],
+) -> Iterator[tuple[str, Turns]]:
+    """A turn opens with an extra step BFCL cannot decode (strict ``json.loads``, then an
+    object): it never runs in BFCL, whatever a lenient reader makes of it."""
+    turn = next((t for t, calls in enumerate(truth) if calls), None)
+    if turn is None:
+        return
+    name, arguments = truth[turn][0]
+    text = json.dumps(arguments)
+    for kind, bad in (
+        ("raw_tab_step", with_control_character(text, "\t")),
+        ("raw_newline_step", with_control_character(text, "\n")),
+        ("blank_args_step", ""),
+        ("null_args_step", "null"),
+        ("not_object_step", "[1, 2]"),
+    ):
+        turns = _per_call(truth)
+        turns[turn] = [[(name, bad)], *turns[turn]]
+        yield kind, turns

@@ -32,7 +32,7 @@ from agentloop.benchmarks._bfcl_data import bfcl_rows  # noqa: E402
 from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
 from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT  # noqa: E402
 
-MAX_STEPS = 20  # BFCL's MAXIMUM_STEP_LIMIT, the configs' max_rounds
+MAX_STEPS = 20  # BFCL's MAXIMUM_STEP_LIMIT (a 21st step would end the conversation)
 
 
 def script(rows: list[dict[str, Any]], drop_last: bool) -> dict[str, list[Any]]:

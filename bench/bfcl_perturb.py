@@ -279,8 +279,30 @@ def _raw_outputs(base: Output) -> list[tuple[str, Output, list[list[str]] | None
     truncated = [[raw[0][0], first[:-1]], *raw[1:]]
     values = list(next(iter(base[0].values())).values())
     not_object = [[raw[0][0], json.dumps(values)], *raw[1:]]
+
+    def first_as(text: str) -> list[list[str]]:
+        return [[raw[0][0], text], *raw[1:]]
+
     return [
         ("args_json_reformatted", base, spaced),
         ("args_malformed_json", [], truncated),
         ("args_not_an_object", [], not_object),
+        # what LangChain reads (leniently) but BFCL's strict json.loads does not
+        ("args_raw_tab", [], first_as(with_control_character(first, "\t"))),
+        ("args_raw_newline", [], first_as(with_control_character(first, "\n"))),
+        ("args_blank", [], first_as("")),
+        # JSON, but not an object
+        ("args_null", [], first_as("null")),
+        ("args_number", [], first_as("5")),
+        ("args_string", [], first_as('"hi"')),
     ]
+
+
+def with_control_character(text: str, char: str) -> str:
+    """JSON object text with a raw control character inside a string: the first string
+    value's, else a key's (strict JSON rejects it; a lenient reader keeps it)."""
+    at = text.find('": "')
+    if at >= 0:
+        return text[: at + 4] + char + text[at + 4 :]
+    rest = text.strip()[1:-1].strip()
+    return '{"x' + char + 'y": 0' + (", " + rest if rest else "") + "}"

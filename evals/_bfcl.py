@@ -120,7 +120,7 @@ def bfcl_verdict(
     category = category or metadata.get("bfcl_category")
     relevance, multiple, parallel = _kind(category)
     assert isinstance(category, str)  # _kind raised otherwise
-    gen = collect_calls(trajectory, [], "generated")
+    gen = collect_calls(trajectory, [], "generated", as_sent=True)  # BFCL's strict decoder
     if relevance:
         # BFCL decodes the whole reply: one call it cannot decode means no call at all.
         decoded = bool(gen) and all(isinstance(c.args, dict) for c in gen)

@@ -21,6 +21,7 @@ from agentloop._tool_calls import (
     block_items,
     call_fields,
     decode_arguments,
+    read_as_sent,
     read_call,
     tool_call_blocks,
 )
@@ -60,13 +61,16 @@ def deserialize_args(value: Any) -> Any:
     return decode_arguments(value)[0]
 
 
-def _call_from_item(item: Any) -> Call | None:
-    """One call in any accepted shape, or None when it is not a call."""
-    read = read_call(item)
+def _call_from_item(item: Any, as_sent: bool = False) -> Call | None:
+    """One call in any accepted shape, or None when it is not a call; ``as_sent``: its
+    arguments as a strict JSON reader reads the text the model sent (BFCL's decoder)."""
+    read = read_as_sent(item) if as_sent else read_call(item)
     return None if read.problem is NOT_A_CALL else Call(read.name, read.args)
 
 
-def calls_from_items(items: Any, notes: list[str], where: str) -> list[Call]:
+def calls_from_items(
+    items: Any, notes: list[str], where: str, as_sent: bool = False
+) -> list[Call]:
     """Calls of a ``tool_calls`` list; items that are not calls are noted and skipped.
 
     >>> notes = []
@@ -82,7 +86,7 @@ def calls_from_items(items: Any, notes: list[str], where: str) -> list[Call]:
         return []
     calls = []
     for i, item in enumerate(items):
-        call = _call_from_item(item)
+        call = _call_from_item(item, as_sent)
         if call is None:
             notes.append(f"{where}: tool call {i} has no name or function; skipped")
         else:
@@ -118,7 +122,12 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
 
 
 def calls_from_message(
-    msg: Any, notes: list[str], where: str = "message", *, from_content: bool = True
+    msg: Any,
+    notes: list[str],
+    where: str = "message",
+    *,
+    from_content: bool = True,
+    as_sent: bool = False,
 ) -> list[Call]:
     """A message's native tool calls, else (``from_content``) the calls in its text.
 
@@ -130,7 +139,9 @@ def calls_from_message(
     raw = _get(msg, "tool_calls")
     invalid = _get(msg, "invalid_tool_calls")  # LangChain keeps malformed calls apart
     if raw or invalid:
-        return calls_from_items(raw, notes, where) + calls_from_items(invalid, notes, where)
+        return calls_from_items(raw, notes, where, as_sent) + calls_from_items(
+            invalid, notes, where, as_sent
+        )
     if not from_content:
         return []
     text = text_of(_get(msg, "content"))
@@ -146,20 +157,23 @@ def last_message_calls(messages: Any, notes: list[str]) -> list[Call]:
     return calls_from_message(messages[-1], notes, "last message")
 
 
-def _trajectory_calls(traj: Any, notes: list[str]) -> list[Call]:
+def _trajectory_calls(traj: Any, notes: list[str], as_sent: bool) -> list[Call]:
     records = getattr(traj, "tool_calls", None)
     if callable(records):  # the run's own calls, not calls in the input history
-        return calls_from_items(records(), notes, "trajectory")
-    return collect_calls(traj.to_openai_messages(), notes, "trajectory")
+        return calls_from_items(records(), notes, "trajectory", as_sent)
+    return collect_calls(traj.to_openai_messages(), notes, "trajectory", as_sent=as_sent)
 
 
-def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call]:
+def collect_calls(
+    obj: Any, notes: list[str], where: str = "input", *, as_sent: bool = False
+) -> list[Call]:
     """Every call in ``obj``, in order.
 
     ``obj`` may be a Trajectory (all rounds), a message list (every message's
     tool calls; text ``<tool_call>`` blocks of assistant messages without native
     calls), a ground-truth dict ``{"tool_calls": [...]}``, one message, one
-    call, a list of calls, a JSON string of any of these, or None.
+    call, a list of calls, a JSON string of any of these, or None. ``as_sent``: arguments
+    as a strict JSON reader reads the text the model sent (``read_as_sent``; BFCL's).
 
     >>> collect_calls('{"tool_calls": [{"name": "f", "arguments": "{}"}]}', [])
     [Call(name='f', args={})]
@@ -167,37 +181,41 @@ def collect_calls(obj: Any, notes: list[str], where: str = "input") -> list[Call
     if obj is None:
         return []
     if type(obj) is list:  # a message list, the common case: skip the shape tests
-        return _list_calls(obj, notes, where)
+        return _list_calls(obj, notes, where, as_sent=as_sent)
     if (  # a ground truth {"tool_calls": [...]}: its calls, as the message path reads them
         type(obj) is dict
         and type(raw := obj.get("tool_calls")) is list
         and "role" not in obj
         and not obj.get("invalid_tool_calls")
     ):
-        return calls_from_items(raw, notes, where)
+        return calls_from_items(raw, notes, where, as_sent)
     if isinstance(obj, str):
         try:
             decoded = json.loads(obj)
         except (ValueError, RecursionError):
             notes.append(f"{where}: a string that is not JSON; no calls")
             return []
-        return [] if isinstance(decoded, str) else collect_calls(decoded, notes, where)
+        if isinstance(decoded, str):
+            return []
+        return collect_calls(decoded, notes, where, as_sent=as_sent)
     if is_trajectory(obj):
-        return _trajectory_calls(obj, notes)
+        return _trajectory_calls(obj, notes, as_sent)
     if isinstance(obj, Mapping) and not isinstance(obj, dict):
         obj = dict(obj)
     if not isinstance(obj, (dict, list, tuple)) and not is_message(obj):
-        call = _call_from_item(obj)
+        call = _call_from_item(obj, as_sent)
         if call is None:
             notes.append(f"{where}: unsupported {type(obj).__name__}; no calls")
             return []
         return [call]
     if isinstance(obj, (list, tuple)):
-        return _list_calls(obj, notes, where)
-    return _list_calls([obj], notes, where, False)
+        return _list_calls(obj, notes, where, as_sent=as_sent)
+    return _list_calls([obj], notes, where, False, as_sent)
 
 
-def _list_calls(items: Any, notes: list[str], where: str, numbered: bool = True) -> list[Call]:
+def _list_calls(
+    items: Any, notes: list[str], where: str, numbered: bool = True, as_sent: bool = False
+) -> list[Call]:
     calls: list[Call] = []
     for i, item in enumerate(items):
         # An OpenAI chat message: its calls, or nothing for a prompt message or a reply
@@ -208,7 +226,8 @@ def _list_calls(items: Any, notes: list[str], where: str, numbered: bool = True)
             if plain and type(raw) is list and raw:
                 start = len(calls)
                 for each in raw:
-                    if (call := _call_from_item(each)) is None:  # the general path notes it
+                    # not a call: the general path below notes it
+                    if (call := _call_from_item(each, as_sent)) is None:
                         del calls[start:]
                         break
                     calls.append(call)
@@ -221,16 +240,18 @@ def _list_calls(items: Any, notes: list[str], where: str, numbered: bool = True)
         elif (  # a bare call, not a message
             type(item) is dict
             and not ("role" in item or "tool_calls" in item or "content" in item)
-            and (call := _call_from_item(item)) is not None
+            and (call := _call_from_item(item, as_sent)) is not None
         ):
             calls.append(call)
             continue
         here = f"{where} item {i}" if numbered else where
         if is_message(item):
             from_content = role_of(item) not in _NOT_ASSISTANT
-            calls += calls_from_message(item, notes, here, from_content=from_content)
+            calls += calls_from_message(
+                item, notes, here, from_content=from_content, as_sent=as_sent
+            )
             continue
-        call = _call_from_item(item)
+        call = _call_from_item(item, as_sent)
         if call is None:
             notes.append(f"{here}: not a message or a call; skipped")
         else:

@@ -7,7 +7,8 @@ calls in other fresh instances. Per turn, in BFCL's order:
 
 1. the agent's steps (assistant messages with tool calls) run on the agent's instances;
    a step with a call whose arguments are not a JSON object is dropped whole, as BFCL's
-   decoder drops it; steps without calls are not steps;
+   decoder drops it (read strictly from the text the model sent: blank text or a raw
+   control character inside a string does not decode); steps without calls are not steps;
 2. the turn's ground-truth calls run on the ground-truth instances;
 3. ``empty_turn_model_response``: the ground truth has calls and the agent made none;
 4. a turn whose ground truth is empty is not checked further (its calls still ran);
@@ -16,11 +17,14 @@ calls in other fresh instances. Per turn, in BFCL's order:
 6. ``execution_response_mismatch``: the turn's ground-truth results are not all among the
    agent's results of every turn so far (a multiset: unordered, each used once).
 
-Before that, ``force_terminated``: BFCL fails an entry whose run stopped a turn at its step
-limit (here: a turn that ended with ``max_rounds``) or that has fewer turns than the ground
-truth. The first failing rule is the reason, with its turn (1-based, as agentloop counts
-turns; BFCL's messages give the 0-based index) and, for a state, the class and the first
-differing attribute.
+Before that, ``force_terminated``: BFCL fails an entry whose conversation has fewer turns
+than the ground truth. BFCL ends the conversation after running the calls of a turn's 21st
+step, so a turn that ended with ``max_rounds`` before the last one is force-terminated
+too (BFCL has no later turns), and the last turn may end so without failing (its steps
+run here as BFCL ran them, a call refused at the round cap included). A turn that ended
+with a model error or a sample limit fails the same way. The first failing rule is the
+reason, with its turn (1-based, as agentloop counts turns; BFCL's messages give the
+0-based index) and, for a state, the class and the first differing attribute.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from agentloop._tool_calls import lenient_texts, read_as_sent
 from agentloop.benchmarks._bfcl_env import bfcl_instances, bfcl_methods, call_bfcl_method
 from agentloop.evals import RewardResult
 
@@ -107,23 +112,37 @@ def conversation_turns(trajectory: Any) -> tuple[list[list[dict[str, Any]]], lis
     return turns, [""] * (len(turns) - 1) + [stop]
 
 
-def _steps(turn: Sequence[dict[str, Any]]) -> tuple[list[list[Call]], int]:
-    """The turn's steps as BFCL decodes them, and how many were dropped."""
+def _sent_texts(trajectory: Any) -> dict[str, str]:
+    """Call id -> the argument text the model sent, where the run kept it because only a
+    lenient reader accepts it (a trajectory's call records; a LangChain message's
+    provider calls)."""
+    records = getattr(trajectory, "tool_calls", None)
+    if callable(records):
+        return {r.id: r.raw_args for r in records() if r.raw_args is not None}
+    texts: dict[str, str] = {}
+    for message in trajectory or []:
+        if not isinstance(message, dict):
+            texts.update(lenient_texts(message))
+    return texts
+
+
+def _steps(
+    turn: Sequence[dict[str, Any]], sent: Mapping[str, str]
+) -> tuple[list[list[Call]], int]:
+    """The turn's steps as BFCL decodes them (strict JSON of the text the model sent), and
+    how many were dropped."""
     steps, dropped = [], 0
     for message in turn:
         if message.get("role") != "assistant" or not message.get("tool_calls"):
             continue
         calls: list[Call] = []
         for call in message["tool_calls"]:
-            function = call.get("function") or {}
-            arguments = function.get("arguments")
-            try:
-                parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-            except ValueError:
-                parsed = None
-            if not isinstance(parsed, dict):
+            text = sent.get(call.get("id") or "")
+            read = read_as_sent(call if text is None else {**call, "raw_args": text})
+            if not isinstance(read.args, dict):
                 break
-            calls.append((str(function.get("name") or ""), parsed))
+            function = call.get("function") or {}
+            calls.append((str(function.get("name") or ""), read.args))
         else:
             steps.append(calls)
             continue
@@ -197,16 +216,20 @@ def bfcl_multi_turn_verdict(trajectory: Any, row: Mapping[str, Any]) -> RewardRe
     spec = row.get("environment") or {}
     expected_turns = _expected(row)
     turns, stops = conversation_turns(trajectory)
+    sent = _sent_texts(trajectory)
     details = BfclMultiTurnDetails()
     for index, stop in enumerate(stops, start=1):
-        if stop in ("max_rounds", "error", "time_limit", "token_limit"):
+        step_limit = stop == "max_rounds" and index < len(expected_turns)
+        if step_limit or stop in ("error", "time_limit", "token_limit"):
             details.error_type, details.turn = "multi_turn:force_terminated", index
-            return _result(
-                0.0,
-                f"turn {index} ended with {stop}: BFCL force-terminates "
-                "the entry (multi_turn:force_terminated)",
-                details,
+            reason = (
+                f"turn {index} ended at the step limit (max_rounds): BFCL ends the conversation "
+                "there, and the turns after it are missing (multi_turn:force_terminated)"
+                if step_limit
+                else f"turn {index} ended with {stop}: BFCL force-terminates the entry "
+                "(multi_turn:force_terminated)"
             )
+            return _result(0.0, reason, details)
     if len(turns) != len(expected_turns):
         details.error_type = "multi_turn:force_terminated"
         return _result(
@@ -222,7 +245,7 @@ def bfcl_multi_turn_verdict(trajectory: Any, row: Mapping[str, Any]) -> RewardRe
     agent_methods, truth_methods = bfcl_methods(agent), bfcl_methods(truth)
     results: list[str] = []
     for index, (turn, expected) in enumerate(zip(turns, expected_turns, strict=True), start=1):
-        steps, dropped = _steps(turn)
+        steps, dropped = _steps(turn, sent)
         details.steps_dropped += dropped
         for step in steps:
             results += [call_bfcl_method(agent_methods, n, a) for n, a in step]

@@ -24,7 +24,7 @@ import yaml
 from pydantic import ValidationError
 from rich.console import Console
 
-from agentloop._secrets import MASK, Scrubber
+from agentloop._secrets import Scrubber, holds_mask
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
 from agentloop.harness import EvalConfig, RunSummary, load_config
@@ -79,11 +79,11 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
         raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
     header = read_header(Path(args.resume))
     stored = header.get("config") or {}
-    masked = sorted(k for k, v in stored.items() if f'"{MASK}"' in json.dumps(v))
+    masked = sorted(k for k, v in stored.items() if holds_mask(v))
     if masked:  # the copy in run.json cannot say what those values were
         raise UsageError(
             f"cannot resume {args.resume} from its {HEADER_FILE} alone: its config has masked "
-            f"(secret-named) values in {', '.join(masked)}; give the config file too: "
+            f"values (secrets) in {', '.join(masked)}; give the config file too: "
             f"agentloop run CONFIG --resume {args.resume}"
         )
     raw = override(stored, args.sets, _flag_overrides(args))

@@ -17,7 +17,7 @@ from agentloop._secrets import is_secret_name
 from agentloop.engine._dispatch import DEFAULT_TOOL_TIMEOUT, TIME_LIMIT
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
-from agentloop.engine._rounds import RoundLoop, ToolBinding, ToolsInput, split_tools
+from agentloop.engine._rounds import AtMaxRounds, RoundLoop, ToolBinding, ToolsInput, split_tools
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._sync import run_sync
 from agentloop.engine._tool_executor import ExecutorFactory
@@ -88,6 +88,7 @@ async def run_agent(
     messages: MessagesInput,
     *,
     max_rounds: int = 5,
+    at_max_rounds: AtMaxRounds = "answer",
     single_turn: bool = False,
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     time_limit: float | None = None,
@@ -108,6 +109,8 @@ async def run_agent(
     A round is one model call that requests tools plus the execution of those calls.
     After ``max_rounds`` rounds the model is called once more to answer; tools it still
     requests are answered with an error and not run (``stop_reason="max_rounds"``).
+    ``at_max_rounds="stop"`` instead ends the conversation right after the last round: no
+    further model call, no later turn (BFCL's step limit: ``max_rounds=21``).
     ``single_turn`` calls the model once and records the calls it asks for without
     running them (``stop_reason="tool_calls"``, call status ``not_run``), the way
     tool-call benchmarks score a first reply.
@@ -137,6 +140,8 @@ async def run_agent(
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
+    if at_max_rounds not in ("answer", "stop"):
+        raise ValueError(f"at_max_rounds must be 'answer' or 'stop', not {at_max_rounds!r}")
     if tool_execution not in ("parallel", "sequential"):
         raise ValueError(
             f"tool_execution must be 'parallel' or 'sequential', not {tool_execution!r}"
@@ -164,6 +169,7 @@ async def run_agent(
     rounds = RoundLoop(
         history,
         max_rounds=max_rounds,
+        at_max_rounds=at_max_rounds,
         single_turn=single_turn,
         parallel=tool_execution == "parallel",
         retry=RetryPolicy() if retry is None else retry,
@@ -203,6 +209,8 @@ async def run_agent(
             end_turn()
             if stop in ("error", "token_limit"):
                 break
+            if stop == "max_rounds" and at_max_rounds == "stop":
+                break  # the conversation ends at the round cap: no later turn
     if limit.cancelled_caught:
         rounds.stop_running(TIME_LIMIT.format(seconds=time_limit))
         stop, error = "time_limit", None

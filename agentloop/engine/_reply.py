@@ -3,6 +3,8 @@
 Missing or repeated call ids are replaced deterministically (replay needs the same ids
 again), calls the provider could not parse stay as malformed entries (never run,
 never ``{}``), and calls a server left in the text are recovered when a parser is given.
+A call whose text the provider kept (``additional_kwargs["tool_calls"]``) and that only a
+lenient reader accepts runs as parsed and keeps that text (``raw_args``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.tool import InvalidToolCall, ToolCall
 
+from agentloop._tool_calls import lenient_texts
 from agentloop.engine._dispatch import PendingCall
 
 __all__ = ["CallIds", "ContentCallParser", "pending_calls"]
@@ -66,12 +69,16 @@ def pending_calls(
         new = ids.claim(original, step, len(pending))
         return new, (original if new != original else None)
 
+    # The text a call was sent with, kept where a strict reader would read it otherwise.
+    texts = {} if recovered else lenient_texts(ai)
     valid: list[ToolCall] = []
     for call in recovered_calls or ai.tool_calls:
+        raw = texts.get(call["id"] or "")
         call_id, replaced = claim(call["id"])
         pending.append(
             PendingCall(
-                call_id, call["name"], call["args"], original_id=replaced, recovered=recovered
+                call_id, call["name"], call["args"], original_id=replaced, raw_args=raw,
+                recovered=recovered,
             )
         )
         valid.append({**call, "id": call_id})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -18,9 +18,12 @@ from agentloop.engine._retry import RetryPolicy, call_with_retry
 from agentloop.engine._tool_executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._trajectory import StepRecord, StopReason, TokenUsage, ToolCallRecord
 
-__all__ = ["RoundLoop", "ToolBinding", "ToolsInput", "split_tools"]
+__all__ = ["AtMaxRounds", "RoundLoop", "ToolBinding", "ToolsInput", "split_tools"]
 
 ToolsInput = Sequence[BaseTool | Callable[..., Any] | dict[str, Any]]
+# What reaching max_rounds does: ask the model once more to answer (its calls refused, the
+# next turn follows), or stop the conversation right after the last round (BFCL's force-quit).
+AtMaxRounds = Literal["answer", "stop"]
 
 
 def split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
@@ -117,6 +120,7 @@ class RoundLoop:
         history: list[BaseMessage],
         *,
         max_rounds: int,
+        at_max_rounds: AtMaxRounds = "answer",
         single_turn: bool,
         parallel: bool,
         retry: RetryPolicy,
@@ -128,6 +132,7 @@ class RoundLoop:
         self.steps: list[StepRecord] = []
         self.ids = CallIds(history)
         self.max_rounds = max_rounds
+        self.at_max_rounds = at_max_rounds
         self.single_turn = single_turn
         self.parallel = parallel
         self.policy = retry
@@ -187,6 +192,8 @@ class RoundLoop:
             self.running = None
             rounds += 1
             history.extend(tool_messages)
+            if self.at_max_rounds == "stop" and rounds >= self.max_rounds:
+                return "max_rounds", None
 
     def stop_running(self, text: str) -> None:
         """Answer the calls of a round that was stopped while they ran (a time limit): each

@@ -67,7 +67,9 @@ class ToolCallRecord(BaseModel):
     args: dict[str, Any] | None = None
     """Parsed arguments; None when the provider reported them malformed."""
     raw_args: str | None = None
-    """The unparsed argument text of a malformed call."""
+    """The unparsed argument text of a malformed call; for a call that ran, the text as the
+    model sent it when only a lenient reader accepts it (blank, or a raw control character
+    inside a string: LangChain reads it, BFCL's strict decoder does not)."""
     status: ToolCallStatus
     """ok, error (raised), timeout, invalid_args (schema), unknown_tool (not offered),
     no_implementation (offered by schema only, nothing to run), malformed (unparseable

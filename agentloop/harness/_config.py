@@ -79,7 +79,12 @@ class EvalConfig(BaseModel):
     """Per reward name: the score at or above which a sample passes (overrides the
     reward's own threshold; enables pass@k for rewards without one)."""
     max_rounds: int = Field(default=5, ge=0)
-    """Tool rounds per sample before the model must answer."""
+    """Tool rounds per sample (per turn) before the model must answer."""
+    at_max_rounds: Literal["answer", "stop"] = "answer"
+    """What reaching ``max_rounds`` does: ``answer``, the model is called once more to
+    answer (calls it still makes are refused) and the next turn follows; ``stop``, the
+    conversation ends right after the last round (no further model call, no later turn:
+    BFCL's step limit)."""
     tool_timeout: float | None = Field(default=DEFAULT_TOOL_TIMEOUT, gt=0)
     """Seconds one tool call may take before it is cancelled (null: no limit)."""
     time_limit: float | None = Field(default=None, gt=0)

@@ -139,7 +139,7 @@ def _check_tools(
             seen.add(function["name"])
 
 
-def _check_turns(turns: Any, problems: list[str]) -> None:
+def _check_turns(turns: Any, mode: Mode, problems: list[str]) -> None:
     if not isinstance(turns, list):
         problems.append('\'turns\' must be a list of {"messages": [...], "tools": [...]}')
         return
@@ -154,8 +154,12 @@ def _check_turns(turns: Any, problems: list[str]) -> None:
         if not isinstance(messages, list):
             problems.append(f"{where}.messages must be a list")
         else:
+            # score mode: a turn's trailing assistant and tool messages are the model's replies
+            readable = mode == "score" and all(isinstance(m, dict) for m in messages)
+            start = recorded_generation_start(messages) if readable else len(messages)
             for j, message in enumerate(messages):
-                _check_message(message, f"{where}.messages[{j}]", problems)
+                here = f"{where}.messages[{j}]"
+                _check_message(message, here, problems, model_output=j >= start)
         if turn.get("tools") is not None:
             _check_tools(turn["tools"], problems, f"{where}.tools", names_allowed=True)
         if not messages and not turn.get("tools"):
@@ -194,11 +198,11 @@ def _check_truth_turns(truth_turns: Any, row: dict[str, Any], problems: list[str
             _check_expected_calls(calls, problems, f"ground_truth.turns[{k}].tool_calls")
 
 
-def _check_fields(row: dict[str, Any], problems: list[str]) -> None:
+def _check_fields(row: dict[str, Any], mode: Mode, problems: list[str]) -> None:
     if "tools" in row and row["tools"] is not None:
         _check_tools(row["tools"], problems)
     if row.get("turns") is not None:
-        _check_turns(row["turns"], problems)
+        _check_turns(row["turns"], mode, problems)
     truth = row.get("ground_truth")
     if truth is not None:
         if not isinstance(truth, dict):
@@ -244,7 +248,7 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         raise ValueError(f"a line must be a JSON object, got {type(row).__name__}")
     problems: list[str] = []
     _check_messages(row, mode, problems)
-    _check_fields(row, problems)
+    _check_fields(row, mode, problems)
     if problems:
         raise ValueError("; ".join(problems))
     answer = row.get("answer")

@@ -150,6 +150,7 @@ async def _generate(
             turns=turns,
             snapshot=env.snapshot if env is not None else None,
             max_rounds=cfg.max_rounds,
+            at_max_rounds=cfg.at_max_rounds,
             single_turn=record["single_turn"],
             tool_timeout=cfg.tool_timeout,
             time_limit=cfg.time_limit,

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
-from agentloop._tool_calls import split_calls
+from agentloop._tool_calls import call_fields, lenient_texts, split_calls
 from agentloop.engine import (
     ContentCallParser,
     StepRecord,
@@ -48,7 +48,7 @@ def recorded_trajectory(
     trailing assistant and tool messages of its ``messages``) and a turn record.
     """
     segments = [sample.messages, *(turn.get("messages") or [] for turn in sample.turns)]
-    messages = _as_messages(wire_messages([m for seg in segments for m in seg]))
+    messages = _as_messages([m for seg in segments for m in seg])
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
     steps: list[StepRecord] = []
     turns: list[TurnRecord] = []
@@ -69,15 +69,26 @@ def recorded_trajectory(
     )
 
 
-def _as_messages(wired: list[dict[str, Any]]) -> list[BaseMessage]:
+def _as_messages(rows: list[dict[str, Any]]) -> list[BaseMessage]:
     """LangChain messages of row messages; a recorded call that is not usable as made
-    (arguments not JSON or not an object, no name) stays the model's malformed call."""
+    (arguments not JSON or not an object, no name) stays the model's malformed call. A
+    reply with a call whose text is blank (read as ``{}``, but not JSON to a strict reader:
+    BFCL's decoder) keeps its calls as written in ``additional_kwargs["tool_calls"]``, as
+    agentloop's OpenAI client does."""
+    wired = wire_messages(rows)
     unusable: dict[int, list[Any]] = {}
+    sent: dict[int, list[Any]] = {}
     for index, message in enumerate(wired):
         calls = message.get("tool_calls") if message.get("role") == "assistant" else None
         if not calls:
             continue
         keep, invalid = split_calls(calls)
+        written = [(call_fields(c) or (None, None))[1] for c in rows[index]["tool_calls"]]
+        if any(isinstance(text, str) and not text.strip() for text in written):
+            sent[index] = [  # wired ids, texts as written
+                {**c, "function": {**c["function"], "arguments": text}}
+                for c, text in zip(calls, written, strict=True)
+            ]
         if invalid:
             unusable[index] = invalid
             wired[index] = {**message, "tool_calls": keep}
@@ -86,6 +97,8 @@ def _as_messages(wired: list[dict[str, Any]]) -> list[BaseMessage]:
         ai = messages[index]
         assert isinstance(ai, AIMessage)
         ai.invalid_tool_calls = [*ai.invalid_tool_calls, *invalid]  # type: ignore[list-item]
+    for index, calls in sent.items():
+        messages[index].additional_kwargs["tool_calls"] = calls
     return messages
 
 
@@ -105,10 +118,11 @@ def _recorded_step(
     if parse_content is not None and not calls and not message.invalid_tool_calls:
         calls = _calls_in_text(messages, index, parse_content)
         recovered = bool(calls)
+    texts = lenient_texts(message)
     records = [
         ToolCallRecord(
-            id=call_id, name=name, args=args, status=_status(results.get(call_id)),
-            recovered=recovered,
+            id=call_id, name=name, args=args, raw_args=texts.get(call_id),
+            status=_status(results.get(call_id)), recovered=recovered,
         )
         for call_id, name, args in calls
     ]  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Literal
 
@@ -14,7 +15,7 @@ from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import PrivateAttr, SecretStr
 
-from agentloop._tool_calls import split_calls
+from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
@@ -109,25 +110,35 @@ class CompatChatOpenAI(ChatOpenAI):
         """LangChain's reading of a completion, except for calls whose arguments are not a
         JSON object (``"[1, 2]"``, ``"5"``, ``"null"``): LangChain raises on those or runs
         them with ``{}``; here, read by the one reader of a call, they stay the model's
-        malformed calls, answered like any other."""
+        malformed calls, answered like any other.
+
+        A call whose text only LangChain's lenient reading accepts (blank, or a raw control
+        character inside a string) runs as LangChain reads it, and the reply keeps the
+        calls as sent in ``additional_kwargs["tool_calls"]``, so that a strict reader (BFCL's
+        verdict) can read that text as the benchmark would."""
         data = response.model_dump() if isinstance(response, openai.BaseModel) else response
         unusable: dict[int, list[InvalidToolCall]] = {}
+        sent: dict[int, list[Any]] = {}
         for index, choice in enumerate(data.get("choices") or []):
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict) or not isinstance(message.get("tool_calls"), list):
                 continue
             # Text that is not strict JSON: LangChain's own (lenient) reading decides.
             keep, invalid = split_calls(message["tool_calls"], lenient_json=True)
+            if any(strict_problem((call_fields(c) or (None, None))[1]) for c in keep):
+                sent[index] = copy.deepcopy(message["tool_calls"])
             if invalid:
                 unusable[index] = invalid
                 message["tool_calls"] = keep or None
-        if not unusable:
+        if not unusable and not sent:
             return super()._create_chat_result(response, generation_info)
         result = super()._create_chat_result(data, generation_info)
         for index, invalid in unusable.items():
             ai = result.generations[index].message
             if isinstance(ai, AIMessage):
                 ai.invalid_tool_calls = [*ai.invalid_tool_calls, *invalid]
+        for index, calls in sent.items():
+            result.generations[index].message.additional_kwargs["tool_calls"] = calls
         return result
 
     def _get_request_payload(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.support.harness import bench_module
 
 bfcl_perturb = bench_module("bfcl_perturb")
@@ -140,7 +142,10 @@ def test_cases_are_deterministic_distinct_and_json_stable() -> None:
 
 def test_some_cases_carry_argument_text_some_of_it_malformed() -> None:
     raw = {c["perturbation"]: c for c in _cases([ANSWER], "simple_python", [DOC]) if "raw" in c}
-    assert set(raw) == {"args_json_reformatted", "args_malformed_json", "args_not_an_object"}
+    assert set(raw) == {
+        "args_json_reformatted", "args_malformed_json", "args_not_an_object", "args_raw_tab",
+        "args_raw_newline", "args_blank", "args_null", "args_number", "args_string",
+    }  # fmt: skip
     name, text = raw["args_json_reformatted"]["raw"][0]
     assert name == "geo.area"
     assert json.loads(text) == raw["args_json_reformatted"]["output"][0]["geo.area"]
@@ -152,3 +157,13 @@ def test_some_cases_carry_argument_text_some_of_it_malformed() -> None:
     else:
         raise AssertionError(f"decodes: {bad}")
     assert isinstance(json.loads(raw["args_not_an_object"]["raw"][0][1]), list)
+    # text a lenient reader takes and strict json.loads refuses: a raw control character
+    for kind, char in (("args_raw_tab", "\t"), ("args_raw_newline", "\n")):
+        text = raw[kind]["raw"][0][1]
+        assert char in text and json.loads(text, strict=False)
+        with pytest.raises(ValueError):
+            json.loads(text)
+    assert [raw[k]["raw"][0][1] for k in ("args_blank", "args_null", "args_number")] == [
+        "", "null", "5",
+    ]  # fmt: skip
+    assert all(raw[k]["output"] == [] for k in raw if k != "args_json_reformatted")

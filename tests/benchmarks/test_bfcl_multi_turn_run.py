@@ -14,6 +14,7 @@ from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES
 from agentloop.benchmarks._bfcl_summary import MULTI_TURN_VERDICT, summarize_bfcl
 from agentloop.harness import load_config, rescore_run
 from agentloop.harness._dataset import scan_dataset
+from agentloop.harness._rows import parse_line
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._sample import prepare
 from tests.support.harness import ROOT, bench_module, read_results, write_json
@@ -30,7 +31,8 @@ def test_the_config_runs_bfcls_multi_turn_setup(category: str) -> None:
     config = load_config(_config(category))
     assert config.dataset == f"bfcl:{category}"
     assert config.environment == "agentloop.benchmarks:bfcl_environment"
-    assert config.tool_execution == "sequential" and config.max_rounds == 20
+    assert config.tool_execution == "sequential"
+    assert (config.max_rounds, config.at_max_rounds) == (21, "stop")  # BFCL's step limit
     assert config.rewards[0] == MULTI_TURN_VERDICT
     prepared = prepare(config)
     assert prepared.scan.valid == 3 and prepared.scan.problems == []
@@ -109,3 +111,52 @@ def test_the_summary_weighs_multi_turn_as_bfcl_does(tmp_path: Path) -> None:
         + line("multi_turn_base_0", "multi_turn_base", MULTI_TURN_VERDICT, 1.0)
     )
     assert summarize_bfcl([results]).overall == pytest.approx(30 / 40)
+
+
+@pytest.mark.parametrize("arguments", ['{"x": 2 * 3.14159}', "[1, 2]"])
+def test_score_mode_scores_a_malformed_recorded_call_in_a_later_turn(
+    tmp_path: Path, arguments: str
+) -> None:
+    # A model's recorded reply in turns[].messages whose arguments are not a JSON object
+    # was refused as a dataset error; it is the model's output: a malformed call, scored.
+    row = next(r for r in bfcl_rows("multi_turn_base") if r["id"] == "multi_turn_base_0")
+    replies = scripted.script([row], drop_last=False)[row["id"]]
+    segments: list[list[dict]] = [list(row["messages"])] + [
+        list(t["messages"]) for t in row["turns"]
+    ]
+    turn = 0
+    for reply in replies:
+        if isinstance(reply, str):
+            segments[turn].append({"role": "assistant", "content": reply})
+            turn += 1
+            continue
+        segments[turn].append(reply)
+        segments[turn] += [{"role": "tool", "tool_call_id": c["id"], "content": "ok"}
+                           for c in reply["tool_calls"]]  # fmt: skip
+    bad = {"id": "bad_1", "type": "function", "function": {"name": "ls", "arguments": arguments}}
+    segments[1][1:1] = [  # turn 2 opens with a malformed step: BFCL's decoder drops it
+        {"role": "assistant", "content": "", "tool_calls": [bad]},
+        {"role": "tool", "tool_call_id": "bad_1", "content": "Error: not JSON"},
+    ]
+    later = zip(row["turns"], segments[1:], strict=True)
+    recorded = {**row, "messages": segments[0],
+                "turns": [{**t, "messages": m} for t, m in later]}  # fmt: skip
+    data = tmp_path / "recorded.jsonl"
+    data.write_text(json.dumps(recorded) + "\n")
+    config = load_config(
+        _config("multi_turn_base"),
+        overrides={"mode": "score", "dataset": str(data), "output_dir": str(tmp_path / "runs"),
+                   "model": None, "preflight": False},
+    )  # fmt: skip
+    outcome = run_eval_sync(config, config_path=str(_config("multi_turn_base")))
+    (line,) = read_results(outcome.run_dir)
+    assert line["status"] == "ok", line.get("error")
+    assert line["tool_calls_by_status"]["malformed"] == 1
+    verdict = line["scores"][MULTI_TURN_VERDICT]
+    assert verdict["score"] == 1.0, verdict["reason"]
+    assert verdict["details"]["steps_dropped"] == 1
+    # prompt history stays checked: the same call before a user message of its turn is refused
+    history = {**recorded, "turns": [dict(t) for t in recorded["turns"]]}
+    history["turns"][0]["messages"] = [*segments[1][1:3], *segments[1]]
+    with pytest.raises(ValueError, match=r"turns\[0\]\.messages\[0\]\.tool_calls\[0\]: arguments"):
+        parse_line(json.dumps(history), 1, "score")

@@ -106,7 +106,7 @@ def test_a_step_with_malformed_arguments_is_dropped_whole() -> None:
     assert result.score == 0.0 and result.details.steps_dropped == 1
 
 
-def test_a_turn_cut_at_max_rounds_or_missing_is_force_terminated() -> None:
+def test_missing_turns_or_a_step_limit_before_the_last_turn_are_force_terminated() -> None:
     row = _row("multi_turn_base", 0)
     messages = conversation(row, _truth(row))
     short = bfcl_multi_turn_verdict(conversation(row, _truth(row)[:-1]), row)
@@ -119,10 +119,14 @@ def test_a_turn_cut_at_max_rounds_or_missing_is_force_terminated() -> None:
     })  # fmt: skip
     result = bfcl_multi_turn_verdict(trajectory, row)
     assert result.details.error_type == "multi_turn:force_terminated"
-    assert result.reason.startswith("turn 2 ended with max_rounds")
+    assert result.reason.startswith("turn 2 ended at the step limit")
     records[1] = records[1].model_copy(update={"stop_reason": "final"})
     passing = trajectory.model_copy(update={"turns": records})
     assert bfcl_multi_turn_verdict(passing, row).score == 1.0
+    # BFCL runs the last turn's 21st step and checks the entry: no force-termination
+    records[-1] = records[-1].model_copy(update={"stop_reason": "max_rounds"})
+    last = trajectory.model_copy(update={"turns": records})
+    assert bfcl_multi_turn_verdict(last, row).score == 1.0
 
 
 def test_without_its_row_the_verdict_says_so() -> None:

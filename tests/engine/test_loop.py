@@ -117,6 +117,24 @@ def test_round_cap_is_hard(max_rounds: int) -> None:
     assert_valid_openai_conversation(t)
 
 
+@pytest.mark.parametrize("max_rounds", [1, 3])
+def test_at_max_rounds_stop_ends_the_conversation_after_the_last_round(max_rounds: int) -> None:
+    from agentloop.engine import Turn
+
+    always = FunctionChatModel(
+        lambda msgs, tools: calls(("add", {"a": 1, "b": 2}, f"id{len(msgs)}"))
+    )
+    t = run(always, [add], max_rounds=max_rounds, at_max_rounds="stop",
+            turns=[Turn(messages=[{"role": "user", "content": "again"}])])  # fmt: skip
+    # every round's calls ran, no model call after the last, no later turn
+    assert (t.stop_reason, t.rounds, len(always.requests)) == ("max_rounds", max_rounds, max_rounds)
+    assert t.tool_calls_by_status == {"ok": max_rounds}
+    assert [r.stop_reason for r in t.turns] == ["max_rounds"]
+    assert_valid_openai_conversation(t)
+    with pytest.raises(ValueError, match="at_max_rounds"):
+        run(always, [add], at_max_rounds="refuse")
+
+
 def test_answer_on_the_extra_call_after_the_last_round_is_final() -> None:
     script = [calls(("add", {"a": 1, "b": 1}, "a")), calls(("add", {"a": 2, "b": 2}, "b")), "4"]
     t = run(ScriptedChatModel(script), [add], max_rounds=2)

@@ -174,21 +174,27 @@ def test_resume_refuses_a_changed_config(
     assert header["config"]["concurrency"] == 1 and header["config"]["fail_on_error"] is True
 
 
-def test_resume_refuses_a_changed_secret_named_setting(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Masked alike in run.json (a name with "key" in it was masked, and masks compared
-    # equal), the real values differ: a resume would have mixed two settings.
-    tools = tmp_path / "boosted.py"
+def _add_tool_with(tmp_path: Path, setting: str) -> Path:
+    """A file with an ``Add`` tool class that takes a string ``setting``."""
+    tools = tmp_path / f"add_{setting}.py"
     tools.write_text(
         "from langchain_core.tools import BaseTool\n\n"
         "class Add(BaseTool):\n"
         "    name: str = 'add'\n"
         "    description: str = 'Add two integers.'\n"
-        "    api_key: str = ''\n\n"
+        f"    {setting}: str = ''\n\n"
         "    def _run(self, a: int, b: int) -> int:\n"
         "        return a + b\n"
     )
+    return tools
+
+
+def test_resume_refuses_a_changed_secret_named_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Masked alike in run.json (a name with "key" in it was masked, and masks compared
+    # equal), the real values differ: a resume would have mixed two settings.
+    tools = _add_tool_with(tmp_path, "api_key")
 
     def config(key: str) -> Path:
         spec = {"path": f"{tools}:Add", "args": {"api_key": key}}
@@ -206,9 +212,26 @@ def test_resume_refuses_a_changed_secret_named_setting(
     )
     # run.json alone cannot say what the masked value was: the config file is needed
     assert main(["run", "--resume", str(run_dir)]) == 2
-    assert "masked (secret-named) values in tools" in capsys.readouterr().err
+    assert "masked values (secrets) in tools" in capsys.readouterr().err
     assert main(["run", str(config("first-value-123")), "--resume", str(run_dir)]) == 0
     assert len(read_results(run_dir)) == 3
+
+
+def test_resume_without_config_names_a_password_masked_inside_a_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = _add_tool_with(tmp_path, "endpoint")
+    spec = {"path": f"{tools}:Add", "args": {"endpoint": "http://alice:pw-secret-9@host/v1"}}
+    config = add_setup(tmp_path, n=3, tools=[spec])
+    assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["config"]["tools"][0]["args"]["endpoint"] == "http://alice:***@host/v1"
+    capsys.readouterr()
+    # the mask sits inside the URL: run.json alone cannot give it back, and says so
+    assert main(["run", "--resume", str(run_dir)]) == 2
+    assert "masked values (secrets) in tools; give the config file too" in capsys.readouterr().err
+    assert main(["run", str(config), "--resume", str(run_dir)]) == 0
 
 
 def test_errored_results_are_not_run_again(tmp_path: Path) -> None:
