@@ -84,15 +84,16 @@ def call_fields(item: Any) -> tuple[Any, Any] | None:
     >>> call_fields({"name": "f", "args": {"x": 1}}), call_fields([1])
     (('f', {'x': 1}), None)
     """
-    function = field(item, "function")
+    get = item.get if type(item) is dict else lambda key: field(item, key)
+    function = get("function")
     if function is not None and not isinstance(function, (str, int, float, list)):
         args = field(function, "arguments")
         return field(function, "name"), field(function, "parameters") if args is None else args
-    name = field(item, "name")
+    name = get("name")
     if name is None:
         return None
     for key in ("args", "arguments", "parameters", "raw_args"):
-        args = field(item, key)
+        args = get(key)
         if args is not None:
             return name, args
     return name, None
@@ -112,12 +113,10 @@ def decode_arguments(value: Any) -> tuple[Any, str | None]:
     if value is None:
         return {}, None
     if isinstance(value, str):
-        if not value.strip():
-            return {}, None
         try:
             value = json.loads(value)
         except (ValueError, RecursionError):
-            return value, NOT_JSON
+            return ({}, None) if not value.strip() else (value, NOT_JSON)
     return value, None if isinstance(value, dict) else NOT_OBJECT
 
 
