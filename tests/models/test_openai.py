@@ -386,7 +386,8 @@ def test_bad_specs_and_options_are_clear_errors() -> None:
     assert "unknown openai model option(s): bse_url" in fails("openai:m", None, {"bse_url": "x"})
     assert "extra_body" in fails("openai:m", {"temprature": 1}, {"base_url": "http://127.0.0.1"})
     assert "OPENAI_API_KEY" in fails("openai:gpt-4o-mini")
-    assert "known: local, openai, replay, scripted" in fails("gpt:4")
+    assert "known: anthropic, azure_openai, " in fails("gpt:4")
+    assert "local, mistralai, ollama, openai, perplexity, replay, scripted, " in fails("gpt:4")
     assert "followup_tool_choice" in fails(
         "openai:m", None, {"base_url": "http://127.0.0.1", "followup_tool_choice": "always"}
     )
