@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -35,8 +36,6 @@ _SCOPE: ContextVar[tuple[int, Counter[str]] | None] = ContextVar("agentloop_cach
 
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/agentloop``, else ``~/.cache/agentloop``."""
-    import os
-
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "agentloop"
 

@@ -27,6 +27,8 @@ import hashlib
 import inspect
 import json
 import re
+import runpy
+import sys
 import time
 from typing import Any
 
@@ -274,14 +276,9 @@ register_chat_completion_handler(FORMAT)(chat_handler)
 
 def serve(argv: list[str]) -> None:
     """llama-cpp-python's server with this format registered (``argv``: its arguments)."""
-    import runpy
-    import sys
-
     sys.argv = ["llama_cpp.server", *argv]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":  # python -m agentloop.models._local_chat <server arguments>
-    import sys
-
     serve(sys.argv[1:])

@@ -24,7 +24,7 @@ from agentloop.engine._retry import is_transient
 from agentloop.errors import ModelSpecError
 from agentloop.models._base import SAMPLING_PARAMS, ModelSource, register_provider
 from agentloop.models._endpoint import display_url
-from agentloop.models._openai import lookup_secret, retry_policy_from
+from agentloop.models._openai import CONNECTION_OPTIONS, lookup_secret, retry_policy_from
 
 __all__ = ["PROVIDERS", "LangChainSource"]
 
@@ -47,14 +47,13 @@ PROVIDERS: dict[str, tuple[str, str, str | None]] = {
     "xai": ("langchain_xai", "ChatXAI", "XAI_API_KEY"),
 }
 
+# openai:'s timeout and retry options, with the same defaults.
+_SHARED = ("request_timeout", "max_retries", "retry_initial_delay_s", "retry_max_delay_s",
+           "retry_max_total_s")  # fmt: skip
 OPTIONS: dict[str, Any] = {
     "base_url": None,
     "api_key_env": None,
-    "request_timeout": 120.0,
-    "max_retries": 4,
-    "retry_initial_delay_s": 0.5,
-    "retry_max_delay_s": 30.0,
-    "retry_max_total_s": 300.0,
+    **{name: CONNECTION_OPTIONS[name] for name in _SHARED},
 }
 
 
