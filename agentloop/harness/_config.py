@@ -24,6 +24,7 @@ from pydantic import (
 
 from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TOOL_TIMEOUT
 from agentloop.harness._toolspecs import parse_environment_spec, parse_tool_spec
+from agentloop.models._reasoning import REASONING_PARAM, Reasoning
 
 __all__ = ["EvalConfig", "RewardSpec"]
 
@@ -51,6 +52,10 @@ class EvalConfig(BaseModel):
     Required in generate mode."""
     model_params: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters sent with each request (temperature, max_tokens, seed, ...)."""
+    reasoning: Reasoning | None = None
+    """Reasoning models: ``{enabled, effort, budget_tokens, send_back}``, mapped onto the
+    provider's own parameters (openai: ``reasoning_effort``; anthropic: ``thinking`` and
+    ``effort``); a part the provider cannot take is an error."""
     model_options: dict[str, Any] = Field(default_factory=dict)
     """Connection options for the provider (base_url, api_key_env, max_retries,
     request_timeout, latency for scripted models, replay_tools, ...)."""
@@ -190,6 +195,19 @@ class EvalConfig(BaseModel):
             if (self.model or "").startswith("replay:"):
                 self.model_options.setdefault("replay_tools", "live")
         return self
+
+    @model_validator(mode="after")
+    def _check_reasoning_place(self) -> EvalConfig:
+        if REASONING_PARAM in self.model_params:
+            raise ValueError("model_params.reasoning: set it as the top-level reasoning: setting")
+        return self
+
+    def request_params(self) -> dict[str, Any]:
+        """What each request carries besides messages and tools: ``model_params``, and the
+        ``reasoning`` setting under that name (see ``agentloop.models._reasoning``)."""
+        if self.reasoning is None:
+            return dict(self.model_params)
+        return {**self.model_params, REASONING_PARAM: self.reasoning.as_param()}
 
     @model_validator(mode="after")
     def _check_cache_fields(self) -> EvalConfig:

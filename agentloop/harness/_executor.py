@@ -60,7 +60,7 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
         return
     from agentloop.models import open_model
 
-    async with open_model(config.model, config.model_params, config.model_options) as source:
+    async with open_model(config.model, config.request_params(), config.model_options) as source:
         if config.cache is False:
             yield source
             return

@@ -115,7 +115,7 @@ def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, A
     if key not in p.requests:
         cfg = p.config
         p.requests[key] = request_signature(
-            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.model_params
+            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.request_params()
         )
     return p.requests[key]
 

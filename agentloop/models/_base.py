@@ -27,7 +27,8 @@ __all__ = [
 # Sampling params that ChatOpenAI knows by name; anything server-specific goes in
 # ``extra_body`` so that a typo is an error, not a silently ignored field. Every
 # built-in provider checks names against this list (scripted and replay too), so a
-# typo fails the same way whatever the model.
+# typo fails the same way whatever the model. ``reasoning`` is the config's ``reasoning:``
+# setting, mapped by each provider onto its own parameters (``agentloop.models._reasoning``).
 SAMPLING_PARAMS = frozenset(
     {
         "temperature",
@@ -41,6 +42,7 @@ SAMPLING_PARAMS = frozenset(
         "logprobs",
         "top_logprobs",
         "reasoning_effort",
+        "reasoning",
         "extra_body",
     }
 )

@@ -17,6 +17,7 @@ from pydantic import PrivateAttr, SecretStr
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
+from agentloop.models._reasoning import REASONING_FIELDS
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -52,6 +53,12 @@ class CompatChatOpenAI(ChatOpenAI):
     required_as_named: bool = False
     """Send ``tool_choice: required`` as the named tool when exactly one tool is bound
     (llama-cpp-python's chatml-function-calling knows only auto, none and a name)."""
+    reasoning_send_back: bool = True
+    """Send each assistant message's reasoning back in the field the server returned it in
+    (``reasoning_content`` or ``reasoning``): DeepSeek's thinking mode answers HTTP 400 to
+    a follow-up of a tool call without it; false for servers that refuse the field (Groq:
+    "property 'reasoning_content' is unsupported"). Replies keep their reasoning
+    (``additional_kwargs``) either way."""
     max_concurrent_requests: int | None = None
     """Requests in flight at once through this client (None: no limit); requests wait
     their turn before the clock of ``request_timeout`` starts."""
@@ -115,8 +122,33 @@ class CompatChatOpenAI(ChatOpenAI):
         A call whose text only LangChain's lenient reading accepts (blank, or a raw control
         character inside a string) runs as LangChain reads it, and the reply keeps the
         calls as sent in ``additional_kwargs["tool_calls"]``, so that a strict reader (BFCL's
-        verdict) can read that text as the benchmark would."""
+        verdict) can read that text as the benchmark would.
+
+        The reasoning a server returns beside the content (``reasoning_content``,
+        ``reasoning``), which LangChain drops, is kept (``_keep_reasoning``)."""
         data = response.model_dump() if isinstance(response, openai.BaseModel) else response
+        result = self._read_calls(response, data, generation_info)
+        self._keep_reasoning(data, result)
+        return result
+
+    @staticmethod
+    def _keep_reasoning(data: dict[str, Any], result: ChatResult) -> None:
+        """LangChain drops the reasoning fields of a completion's message: kept here, in the
+        reply's ``additional_kwargs`` under the server's own name."""
+        for index, choice in enumerate(data.get("choices") or []):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if not isinstance(message, dict) or index >= len(result.generations):
+                continue
+            for name in REASONING_FIELDS:
+                if message.get(name) not in (None, ""):
+                    result.generations[index].message.additional_kwargs[name] = message[name]
+
+    def _read_calls(
+        self,
+        response: dict[str, Any] | openai.BaseModel,
+        data: dict[str, Any],
+        generation_info: dict[str, Any] | None,
+    ) -> ChatResult:
         unusable: dict[int, list[InvalidToolCall]] = {}
         sent: dict[int, list[Any]] = {}
         for index, choice in enumerate(data.get("choices") or []):
@@ -146,6 +178,14 @@ class CompatChatOpenAI(ChatOpenAI):
     ) -> dict[str, Any]:
         payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         messages = payload.get("messages") or []
+        if self.reasoning_send_back and messages:
+            # One payload message per LangChain message: the reasoning LangChain dropped.
+            sent = self._convert_input(input_).to_messages()
+            for original, message in zip(sent, messages, strict=True):
+                if isinstance(original, AIMessage):
+                    for name in REASONING_FIELDS:
+                        if name in original.additional_kwargs:
+                            message[name] = original.additional_kwargs[name]
         has_tool_results = any(m.get("role") == "tool" for m in messages)
         if self.empty_content_for_tool_calls:
             for message in messages:

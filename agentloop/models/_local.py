@@ -164,7 +164,7 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
     error stops it again.
     """
     options = check_options(options, LOCAL_OPTIONS, LOCAL_DEFAULTS, "local")
-    params = check_params(params)
+    check_params(params, "local")
     retry_policy = retry_policy_from(options)
     args, startup_timeout_s = _server_args(options), _startup_timeout(options)
     missing = _missing(_SERVER_MODULES)
@@ -180,7 +180,8 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
     try:
         http = openai.DefaultAsyncHttpxClient()
         model = build_chat_openai(
-            alias, params, options, base_url=server.base_url, api_key="local", http_client=http
+            alias, params, options, base_url=server.base_url, api_key="local", http_client=http,
+            provider="local",
         )
         return LocalSource(server, model, retry_policy, http)
     except BaseException:

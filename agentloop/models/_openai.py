@@ -31,6 +31,7 @@ from agentloop.models._base import (
 )
 from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
 from agentloop.models._endpoint import check_endpoint, display_url
+from agentloop.models._reasoning import openai_reasoning, split_reasoning
 
 __all__ = [
     "SAMPLING_PARAMS",
@@ -130,10 +131,12 @@ def _param_type(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def check_params(params: dict[str, Any]) -> dict[str, Any]:
+def check_params(params: dict[str, Any], provider: str = "openai") -> dict[str, Any]:
     """Sampling params, validated by name (server-specific ones belong in extra_body) and
-    by type, as the client would, so that a wrong one fails before anything starts."""
+    by type, as the client would, so that a wrong one fails before anything starts; the
+    ``reasoning`` setting becomes ``CompatChatOpenAI``'s arguments (``_reasoning``)."""
     check_param_names(params)
+    reasoning, params = split_reasoning(params)
     if "extra_body" in params and not isinstance(params["extra_body"], dict):
         raise ModelSpecError("sampling param extra_body must be a mapping")
     for name, value in params.items():
@@ -142,7 +145,7 @@ def check_params(params: dict[str, Any]) -> dict[str, Any]:
         except ValidationError as exc:
             reasons = dict.fromkeys(str(e["msg"]) for e in exc.errors())
             raise ModelSpecError(f"model_params.{name}: {'; '.join(reasons)}") from None
-    return dict(params)
+    return {**params, **openai_reasoning(reasoning, params, provider)}
 
 
 def build_chat_openai(
@@ -153,6 +156,7 @@ def build_chat_openai(
     base_url: str,
     api_key: str,
     http_client: openai.DefaultAsyncHttpxClient,
+    provider: str = "openai",
 ) -> CompatChatOpenAI:
     """A ``CompatChatOpenAI`` that never retries on its own (the engine does)."""
     return CompatChatOpenAI(
@@ -168,7 +172,7 @@ def build_chat_openai(
         max_concurrent_requests=options["max_concurrent_requests"],
         tool_results_as_user=options["tool_results_as_user"],
         required_as_named=options["required_as_named"],
-        **check_params(params),
+        **check_params(params, provider),
     )
 
 
@@ -179,7 +183,7 @@ class OpenAISource(ModelSource):
         self, model: str, params: dict[str, Any], options: dict[str, Any], *, dotenv: str = ".env"
     ) -> None:
         options = check_options(options, OPENAI_OPTIONS, CONNECTION_OPTIONS, "openai")
-        params = check_params(params)  # before the connection pool is made
+        check_params(params)  # before the connection pool is made
         env = read_dotenv(dotenv)
         key_var = options.get("api_key_env", "OPENAI_API_KEY")
         if not isinstance(key_var, str) or not key_var:

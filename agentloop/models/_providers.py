@@ -25,6 +25,7 @@ from agentloop.errors import ModelSpecError
 from agentloop.models._base import SAMPLING_PARAMS, ModelSource, register_provider
 from agentloop.models._endpoint import display_url
 from agentloop.models._openai import CONNECTION_OPTIONS, lookup_secret, retry_policy_from
+from agentloop.models._reasoning import langchain_reasoning, split_reasoning
 
 __all__ = ["PROVIDERS", "LangChainSource"]
 
@@ -93,6 +94,7 @@ class LangChainSource(ModelSource):
         options = {**OPTIONS, **options}
         cls = _class(prefix)
         accepted = _accepted(cls)
+        reasoning, params = split_reasoning(params)
         # Names first (a typo must not reach model_kwargs and the wire), then values.
         wrong = sorted(p for p in params if p not in SAMPLING_PARAMS or p not in accepted)
         if wrong:
@@ -101,7 +103,10 @@ class LangChainSource(ModelSource):
                 f"({prefix}:); it takes {', '.join(sorted(SAMPLING_PARAMS & accepted))}"
             )
         key_var = options["api_key_env"] or PROVIDERS[prefix][2]
-        kwargs: dict[str, Any] = {"model": model, "max_retries": 0, **params}
+        kwargs: dict[str, Any] = {
+            "model": model, "max_retries": 0, **params,
+            **langchain_reasoning(reasoning, params, prefix, cls),
+        }  # fmt: skip
         if key_var is not None:
             key = lookup_secret(key_var, read_dotenv(".env"))
             if key is None and options["base_url"] is None:

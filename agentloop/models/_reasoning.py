@@ -1,0 +1,231 @@
+"""Reasoning models: the ``reasoning:`` setting, its mapping onto each provider's own
+parameters, and the reasoning a reply carries.
+
+The setting travels with the sampling params under the name ``reasoning`` (the config's
+top-level ``reasoning:`` puts it there), so it is part of what a replay compares, what
+the response cache keys on (through the provider parameters it becomes) and what a resume
+compares. Each provider maps it, or refuses a part it cannot take with a one-line
+``ConfigError`` naming the field; nothing is silently ignored.
+
+What a reply's reasoning looks like, by provider:
+
+- OpenAI-compatible servers (DeepSeek, vLLM, llama.cpp, ...): a ``reasoning_content`` (or
+  ``reasoning``) field beside ``content``; kept in the reply's
+  ``additional_kwargs`` under the server's own name, and sent back under that name
+  (``send_back``).
+- Anthropic: ``thinking`` blocks (with their ``signature``) and ``redacted_thinking``
+  blocks in the reply's content, sent back unchanged by langchain-anthropic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from agentloop.errors import ConfigError
+
+__all__ = [
+    "REASONING_FIELDS",
+    "REASONING_PARAM",
+    "Reasoning",
+    "langchain_reasoning",
+    "openai_reasoning",
+    "reasoning_parts",
+    "split_reasoning",
+]
+
+REASONING_PARAM = "reasoning"
+"""The name the setting travels under among the sampling params."""
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Message fields OpenAI-compatible servers return reasoning text in (DeepSeek, llama.cpp
+and older vLLM say ``reasoning_content``; newer vLLM, Groq and OpenRouter ``reasoning``)."""
+
+Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class Reasoning(BaseModel):
+    """How much a reasoning model thinks, and whether its reasoning goes back to it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    enabled: bool | None = None
+    """Turn reasoning on or off (unset: the model's default)."""
+    effort: Effort | None = None
+    """Reasoning effort (openai: ``reasoning_effort``; anthropic: ``effort``). Each
+    provider takes its own subset of these values."""
+    budget_tokens: int | None = Field(default=None, ge=1)
+    """Tokens the model may think for (anthropic: ``thinking.budget_tokens``, at least
+    1024 and below ``max_tokens``)."""
+    send_back: bool | None = None
+    """Send each assistant message's reasoning back with the conversation (unset: the
+    provider's default, true for openai:, local: and anthropic:)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Reasoning:
+        if self.enabled is False and (self.effort not in (None, "none") or self.budget_tokens):
+            raise ValueError("enabled: false, but effort or budget_tokens asks for reasoning")
+        return self
+
+    def as_param(self) -> dict[str, Any]:
+        """The setting as JSON data, the way it travels among the sampling params."""
+        return self.model_dump(exclude_none=True)
+
+
+def _field_error(exc: ValidationError) -> ConfigError:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return ConfigError(f"reasoning.{where}: {message}" if where else f"reasoning: {message}")
+
+
+def split_reasoning(params: Mapping[str, Any]) -> tuple[Reasoning | None, dict[str, Any]]:
+    """The ``reasoning`` setting among ``params`` (validated), and the other params."""
+    rest = {k: v for k, v in params.items() if k != REASONING_PARAM}
+    raw = params.get(REASONING_PARAM)
+    if raw is None or isinstance(raw, Reasoning):
+        return raw, rest
+    if not isinstance(raw, Mapping):
+        raise ConfigError(
+            "reasoning: a mapping of enabled, effort, budget_tokens and send_back, "
+            f"not {raw!r}"
+        )
+    try:
+        return Reasoning.model_validate(dict(raw)), rest
+    except ValidationError as exc:
+        raise _field_error(exc) from None
+
+
+def openai_reasoning(
+    reasoning: Reasoning | None, params: Mapping[str, Any], provider: str
+) -> dict[str, Any]:
+    """``CompatChatOpenAI`` arguments for the setting: ``effort`` becomes
+    ``reasoning_effort`` (``enabled: false``: ``"none"``, OpenAI's switch), ``send_back``
+    becomes ``reasoning_send_back``. OpenAI's chat API has no token budget and no switch
+    that turns reasoning on: those are errors."""
+    if reasoning is None:
+        return {}
+    if reasoning.budget_tokens is not None:
+        raise ConfigError(
+            f"reasoning.budget_tokens: {provider}: OpenAI-compatible servers take an effort, "
+            f"not a token budget (a server's own field goes in model_params.extra_body)"
+        )
+    if reasoning.enabled is True and reasoning.effort is None:
+        raise ConfigError(
+            f"reasoning.enabled: {provider}: the OpenAI API has no switch that turns "
+            f"reasoning on (reasoning models reason by default); set reasoning.effort"
+        )
+    out: dict[str, Any] = {}
+    effort = "none" if reasoning.enabled is False else reasoning.effort
+    if effort is not None:
+        if "reasoning_effort" in params:
+            raise ConfigError(
+                "reasoning.effort: model_params.reasoning_effort says it too; keep one"
+            )
+        out["reasoning_effort"] = effort
+    if reasoning.send_back is not None:
+        out["reasoning_send_back"] = reasoning.send_back
+    return out
+
+
+def _checked(cls: type, name: str, value: Any, setting: str, provider: str) -> Any:
+    """``value`` validated as ``cls``'s field ``name`` would validate it."""
+    try:
+        return TypeAdapter(cls.model_fields[name].annotation).validate_python(value)  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        reason = str(exc.errors()[0]["msg"])
+        raise ConfigError(f"reasoning.{setting}: {provider}: {reason}") from None
+
+
+def _anthropic(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if reasoning.send_back is False:
+        raise ConfigError(
+            "reasoning.send_back: anthropic: the API refuses a tool result whose assistant "
+            "turn lost its thinking blocks; they always go back"
+        )
+    budget = reasoning.budget_tokens
+    if budget is not None:
+        if budget < 1024:
+            raise ConfigError("reasoning.budget_tokens: anthropic: at least 1024")
+        max_tokens = params.get("max_tokens")
+        if isinstance(max_tokens, int) and budget >= max_tokens:
+            raise ConfigError(
+                f"reasoning.budget_tokens: anthropic: must be below model_params.max_tokens "
+                f"({max_tokens})"
+            )
+        out["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    elif reasoning.enabled is True:
+        out["thinking"] = {"type": "adaptive"}
+    elif reasoning.enabled is False:
+        out["thinking"] = {"type": "disabled"}
+    if reasoning.effort is not None:
+        out["effort"] = _checked(cls, "reasoning_effort", reasoning.effort, "effort", "anthropic")
+    return out
+
+
+def langchain_reasoning(
+    reasoning: Reasoning | None, params: Mapping[str, Any], prefix: str, cls: type
+) -> dict[str, Any]:
+    """Constructor arguments of a LangChain chat model class for the setting.
+
+    anthropic: ``budget_tokens`` becomes ``thinking={"type": "enabled", "budget_tokens":
+    N}``, ``enabled`` alone ``{"type": "adaptive"}`` or ``{"type": "disabled"}``,
+    ``effort`` the model's ``effort``. Another provider takes ``effort`` when its class
+    has ``reasoning_effort``; the rest is an error naming the field.
+    """
+    if reasoning is None:
+        return {}
+    if prefix == "anthropic":
+        return _anthropic(reasoning, params, cls)
+    fields = getattr(cls, "model_fields", {})
+    out: dict[str, Any] = {}
+    if reasoning.effort is not None and "reasoning_effort" in fields:
+        if "reasoning_effort" in params:
+            raise ConfigError(
+                "reasoning.effort: model_params.reasoning_effort says it too; keep one"
+            )
+        out["reasoning_effort"] = _checked(
+            cls, "reasoning_effort", reasoning.effort, "effort", prefix
+        )
+    for name, value in reasoning.as_param().items():
+        if name == "effort" and "reasoning_effort" in out:
+            continue
+        why = (
+            f"reasoning goes back as {cls.__module__.split('.')[0]} sends it"
+            if name == "send_back"
+            else f"agentloop does not map it onto {getattr(cls, '__name__', cls)}"
+        )
+        raise ConfigError(f"reasoning.{name}: {prefix}: not supported ({why}; value {value!r})")
+    return out
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def reasoning_parts(message: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The reasoning of one stored assistant message (see ``agentloop.engine._wire``), in
+    order: ``{"kind": "reasoning" | "thinking" | "redacted_thinking", "text": ...}``.
+    Read from the LangChain fields the stored form keeps (``additional_kwargs`` and
+    content blocks), or from a LangChain message dump."""
+    extra = message.get("langchain") if "role" in message else message
+    extra = extra if isinstance(extra, Mapping) else {}
+    parts: list[dict[str, str]] = []
+    kwargs = extra.get("additional_kwargs") or {}
+    for name in REASONING_FIELDS:
+        value = kwargs.get(name) if isinstance(kwargs, Mapping) else None
+        if value not in (None, "") and not isinstance(value, Mapping):
+            parts.append({"kind": "reasoning", "text": _text(value)})
+    content = extra.get("content")
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind == "thinking":
+            parts.append({"kind": "thinking", "text": _text(block.get("thinking", ""))})
+        elif kind == "redacted_thinking":
+            parts.append({"kind": "redacted_thinking", "text": "(redacted by the provider)"})
+        elif kind == "reasoning":  # LangChain's standard block
+            parts.append({"kind": "reasoning", "text": _text(block.get("reasoning", ""))})
+    return parts
