@@ -71,6 +71,11 @@ def _tool_call(call: Mapping[str, Any]) -> RenderableType:
 def _message(message: Mapping[str, Any]) -> RenderableType:
     role = str(message.get("role"))
     parts: list[RenderableType] = []
+    for part in message.get("reasoning") or []:  # a reasoning model's thinking, dimmed
+        kind = str(part.get("kind")).replace("_", " ")
+        line = Text.assemble((f"{kind}: ", "bold"), _folded(str(part.get("text"))))
+        line.stylize("dim italic")
+        parts.append(line)
     content = message.get("content")
     text = content if isinstance(content, str) else _pretty(content) if content else ""
     if text:

@@ -29,6 +29,7 @@ from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
 from agentloop.harness._run_files import read_json, summary_name
 from agentloop.harness._rundir import read_header
+from agentloop.models._reasoning import reasoning_parts
 
 __all__ = [
     "FAILED_CALLS",
@@ -122,6 +123,9 @@ def _messages(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = []
     for item in trajectory.get("messages") or []:
         message = _wire(item)
+        reasoning = reasoning_parts(item) if isinstance(item, Mapping) else []
+        if reasoning:
+            message["reasoning"] = reasoning
         calls = []
         for call in message.pop("tool_calls", None) or []:
             function = call.get("function") or {}

@@ -8,15 +8,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def text(answer: str) -> dict[str, Any]:
-    """A reply that answers in text."""
-    return _message([{"type": "text", "text": answer}], "end_turn")
+def text(answer: str, thinking: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A reply that answers in text (after ``thinking`` blocks, if given)."""
+    return _message([*(thinking or []), {"type": "text", "text": answer}], "end_turn")
 
 
-def tool_use(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A reply that calls one tool."""
+def tool_use(
+    call_id: str, name: str, arguments: dict[str, Any],
+    thinking: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A reply that calls one tool (after ``thinking`` blocks, if given)."""
     block = {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
-    return _message([block], "tool_use")
+    return _message([*(thinking or []), block], "tool_use")
+
+
+def thinking(text: str, signature: str) -> dict[str, Any]:
+    """A thinking block with its signature."""
+    return {"type": "thinking", "thinking": text, "signature": signature}
+
+
+def redacted_thinking(data: str) -> dict[str, Any]:
+    """A redacted thinking block (encrypted)."""
+    return {"type": "redacted_thinking", "data": data}
 
 
 def _message(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:

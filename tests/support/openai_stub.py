@@ -46,9 +46,14 @@ def reply(
     tool_calls: list[dict[str, Any]] | None = None,
     usage: dict[str, int] | None = None,
     delay: float = 0.0,
+    reasoning: str | None = None,
+    reasoning_field: str = "reasoning_content",
 ) -> StubResponse:
-    """A chat completion; ``usage`` as prompt/completion/total_tokens."""
+    """A chat completion; ``usage`` as prompt/completion/total_tokens; ``reasoning`` in
+    ``reasoning_field`` beside the content (DeepSeek, vLLM, llama.cpp)."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message[reasoning_field] = reasoning
     if tool_calls:
         message["tool_calls"] = tool_calls
     body: dict[str, Any] = {

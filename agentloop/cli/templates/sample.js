@@ -25,6 +25,14 @@ function bubble(message) {
     : [role];
   const node = el("div", { class: `bubble ${role}${failed ? " failed" : ""}`, "data-role": role },
     el("div", { class: "who" }, ...who));
+  // A reasoning model's thinking: one collapsed block per assistant message.
+  if ((message.reasoning || []).length) {
+    const text = message.reasoning.map((part) => part.text).join("\n\n");
+    const kinds = [...new Set(message.reasoning.map((part) => part.kind.replace("_", " ")))];
+    node.append(el("details", { class: "reasoning", "data-role": "reasoning" },
+      el("summary", { text: `${kinds.join(", ")} · ${text.length} characters` }),
+      el("pre", { class: "text" }, text)));
+  }
   const content = typeof message.content === "string" ? message.content : pretty(message.content);
   if (content) node.append(folded(content));
   else if (!(message.tool_calls || []).length) node.append(el("span", { class: "muted", text: "(no text)" }));
