@@ -137,7 +137,8 @@ def test_a_changed_reasoning_setting_is_another_request(
     replayed = _run(no_cache, "--model", f"replay:{run_dir}", "--set", "reasoning.effort=high")
     (line,) = read_results(replayed)
     assert line["status"] == "error"
-    assert 'params differs: recorded {"reasoning":{"effort":"low"}}, now {"reasoning":{"effort":"high"}}' in line["error"]
+    assert ('params differs: recorded {"reasoning":{"effort":"low"}}, '
+            'now {"reasoning":{"effort":"high"}}') in line["error"]
 
 
 def _anthropic_replies() -> list[dict[str, Any]]:
@@ -232,7 +233,8 @@ def test_openai_disabled_is_effort_none(stub: StubServer, tmp_path: Path) -> Non
          "model_params.reasoning: set it as the top-level reasoning: setting"),
         ("anthropic:c", {"reasoning": {"budget_tokens": 100}},
          "reasoning.budget_tokens: anthropic: at least 1024"),
-        ("anthropic:c", {"reasoning": {"budget_tokens": 2048}, "model_params": {"max_tokens": 1024}},
+        ("anthropic:c",
+         {"reasoning": {"budget_tokens": 2048}, "model_params": {"max_tokens": 1024}},
          "reasoning.budget_tokens: anthropic: must be below model_params.max_tokens (1024)"),
         ("anthropic:c", {"reasoning": {"effort": "minimal"}}, "reasoning.effort: anthropic: Input"),
         ("anthropic:c", {"reasoning": {"send_back": False}},
