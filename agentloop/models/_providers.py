@@ -136,8 +136,13 @@ class LangChainSource(ModelSource):
     async def preflight(self) -> None:
         """One 1-token request: a refused key or an unreachable endpoint is a one-line
         error before the first sample; a temporary error passes (the run retries)."""
+        model = self.model
+        thinking = getattr(model, "thinking", None)
+        if isinstance(thinking, dict) and thinking.get("type") == "enabled":
+            # A thinking budget must be below max_tokens: the 1-token request thinks not.
+            model = model.model_copy(update={"thinking": {"type": "disabled"}})
         try:
-            await self.model.ainvoke([HumanMessage("ping")], max_tokens=1)
+            await model.ainvoke([HumanMessage("ping")], max_tokens=1)
         except Exception as exc:
             if is_transient(exc) and not _is_connection(exc):
                 return

@@ -187,6 +187,19 @@ def test_anthropic_thinking_blocks_go_back_unchanged_and_replay(tmp_path: Path) 
     ]  # fmt: skip
 
 
+def test_the_anthropic_preflight_asks_without_a_thinking_budget(tmp_path: Path) -> None:
+    """A budget must be below max_tokens: the 1-token preflight request turns thinking off."""
+    with AnthropicStub() as stub:
+        stub.replies = [text("pong"), text("1")]
+        config = add_setup(tmp_path, n=1, model="anthropic:claude-stub", max_rounds=0,
+                           reasoning={"budget_tokens": 2048}, model_params={"max_tokens": 4096},
+                           model_options={"base_url": stub.url})  # fmt: skip
+        assert main(["run", str(config)]) == 0
+    preflight, sample = stub.requests
+    assert preflight["max_tokens"] == 1 and preflight["thinking"] == {"type": "disabled"}
+    assert sample["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
 @pytest.mark.parametrize(
     ("reasoning", "wire"),
     [
