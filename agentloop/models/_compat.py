@@ -17,7 +17,7 @@ from pydantic import PrivateAttr, SecretStr
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
-from agentloop.models._reasoning import REASONING_FIELDS
+from agentloop.models._reasoning import REASONING_FIELDS, send_reasoning_back
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -178,14 +178,8 @@ class CompatChatOpenAI(ChatOpenAI):
     ) -> dict[str, Any]:
         payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         messages = payload.get("messages") or []
-        if self.reasoning_send_back and messages:
-            # One payload message per LangChain message: the reasoning LangChain dropped.
-            sent = self._convert_input(input_).to_messages()
-            for original, message in zip(sent, messages, strict=True):
-                if isinstance(original, AIMessage):
-                    for name in REASONING_FIELDS:
-                        if name in original.additional_kwargs:
-                            message[name] = original.additional_kwargs[name]
+        if self.reasoning_send_back and messages:  # the reasoning LangChain dropped
+            send_reasoning_back(self._convert_input(input_).to_messages(), messages)
         has_tool_results = any(m.get("role") == "tool" for m in messages)
         if self.empty_content_for_tool_calls:
             for message in messages:

@@ -11,10 +11,12 @@ and a one-request preflight.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 from typing import Any
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import SecretStr, ValidationError
@@ -25,7 +27,12 @@ from agentloop.errors import ModelSpecError
 from agentloop.models._base import SAMPLING_PARAMS, ModelSource, register_provider
 from agentloop.models._endpoint import display_url
 from agentloop.models._openai import CONNECTION_OPTIONS, lookup_secret, retry_policy_from
-from agentloop.models._reasoning import langchain_reasoning, split_reasoning
+from agentloop.models._reasoning import (
+    SENDS_REASONING_BACK,
+    langchain_reasoning,
+    send_reasoning_back,
+    split_reasoning,
+)
 
 __all__ = ["PROVIDERS", "LangChainSource"]
 
@@ -69,6 +76,21 @@ def _class(prefix: str) -> type[BaseChatModel]:
     return cls
 
 
+@functools.cache
+def _sending_reasoning_back(cls: type[BaseChatModel]) -> type[BaseChatModel]:
+    """A subclass of an OpenAI-protocol class whose requests carry the reasoning of the
+    replies before them (see ``SENDS_REASONING_BACK``)."""
+
+    def _get_request_payload(self: Any, input_: Any, *, stop: Any = None, **kwargs: Any) -> Any:
+        payload = cls._get_request_payload(self, input_, stop=stop, **kwargs)  # type: ignore[attr-defined]
+        sent = self._convert_input(input_).to_messages()
+        send_reasoning_back(sent, payload.get("messages") or [])
+        return payload
+
+    namespace = {"_get_request_payload": _get_request_payload, "__module__": __name__}
+    return type(cls.__name__, (cls,), namespace)
+
+
 def _accepted(cls: type[BaseChatModel]) -> set[str]:
     """The constructor names of a pydantic chat model: its fields and their aliases."""
     names = set()
@@ -95,6 +117,9 @@ class LangChainSource(ModelSource):
         cls = _class(prefix)
         accepted = _accepted(cls)
         reasoning, params = split_reasoning(params)
+        sends_back = reasoning is None or reasoning.send_back is not False
+        if prefix in SENDS_REASONING_BACK and sends_back:
+            cls = _sending_reasoning_back(cls)
         # Names first (a typo must not reach model_kwargs and the wire), then values.
         wrong = sorted(p for p in params if p not in SAMPLING_PARAMS or p not in accepted)
         if wrong:
@@ -119,6 +144,10 @@ class LangChainSource(ModelSource):
             kwargs["base_url"] = options["base_url"]
         if options["request_timeout"] and "timeout" in accepted:
             kwargs["timeout"] = float(options["request_timeout"])
+        # An OpenAI-SDK class gets a connection pool of its own, closed with the source
+        # (by default langchain-openai shares one per endpoint that nobody closes).
+        self._http = openai.DefaultAsyncHttpxClient() if "http_async_client" in accepted else None
+        kwargs["http_async_client"] = self._http
         try:
             self.model = cls(**{k: v for k, v in kwargs.items() if k in accepted})
         except ValidationError as exc:
@@ -132,6 +161,10 @@ class LangChainSource(ModelSource):
 
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
         return self.model
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
 
     async def preflight(self) -> None:
         """One 1-token request: a refused key or an unreachable endpoint is a one-line

@@ -20,9 +20,10 @@ What a reply's reasoning looks like, by provider:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from agentloop.errors import ConfigError
@@ -30,10 +31,12 @@ from agentloop.errors import ConfigError
 __all__ = [
     "REASONING_FIELDS",
     "REASONING_PARAM",
+    "SENDS_REASONING_BACK",
     "Reasoning",
     "langchain_reasoning",
     "openai_reasoning",
     "reasoning_parts",
+    "send_reasoning_back",
     "split_reasoning",
 ]
 
@@ -42,6 +45,11 @@ REASONING_PARAM = "reasoning"
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Message fields OpenAI-compatible servers return reasoning text in (DeepSeek, llama.cpp
 and older vLLM say ``reasoning_content``; newer vLLM, Groq and OpenRouter ``reasoning``)."""
+
+SENDS_REASONING_BACK = frozenset({"deepseek"})
+"""LangChain providers whose integration keeps a reply's ``reasoning_content`` but drops it
+from the requests that follow (langchain-deepseek: langchain-ai/langchain#40219): agentloop
+sends it back itself, as ``openai:`` does, unless ``send_back: false``."""
 
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
@@ -61,7 +69,7 @@ class Reasoning(BaseModel):
     1024 and below ``max_tokens``)."""
     send_back: bool | None = None
     """Send each assistant message's reasoning back with the conversation (unset: the
-    provider's default, true for openai:, local: and anthropic:)."""
+    provider's default, true for openai:, local:, deepseek: and anthropic:)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Reasoning:
@@ -130,6 +138,16 @@ def openai_reasoning(
     return out
 
 
+def send_reasoning_back(sent: Sequence[BaseMessage], payload: list[dict[str, Any]]) -> None:
+    """Put each assistant message's reasoning (``additional_kwargs``) into its request
+    message (``payload``, one per message of ``sent``), in the field the server used."""
+    for original, message in zip(sent, payload, strict=True):
+        if isinstance(original, AIMessage):
+            for name in REASONING_FIELDS:
+                if name in original.additional_kwargs:
+                    message[name] = original.additional_kwargs[name]
+
+
 def _checked(cls: type, name: str, value: Any, setting: str, provider: str) -> Any:
     """``value`` validated as ``cls``'s field ``name`` would validate it."""
     try:
@@ -192,6 +210,8 @@ def langchain_reasoning(
         )
     for name, value in reasoning.as_param().items():
         if name == "effort" and "reasoning_effort" in out:
+            continue
+        if name == "send_back" and prefix in SENDS_REASONING_BACK:
             continue
         why = (
             f"reasoning goes back as {cls.__module__.split('.')[0]} sends it"

@@ -284,3 +284,25 @@ def test_the_report_and_show_print_the_reasoning(
         None,
         [{"kind": "reasoning", "text": "the tool said 1"}],
     ]
+
+
+@pytest.mark.parametrize("send_back", [True, False])
+def test_deepseek_through_langchain_sends_reasoning_back(
+    stub: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, send_back: bool
+) -> None:
+    """langchain-deepseek keeps ``reasoning_content`` but leaves it out of the follow-up
+    (langchain-ai/langchain#40219); DeepSeek's thinking mode refuses that: agentloop adds it."""
+    pytest.importorskip("langchain_deepseek")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-deepseek-test")
+    stub.handler = _thinker("reasoning_content")
+    config = add_setup(tmp_path, n=1, model="deepseek:deepseek-v4-flash",
+                       reasoning={"effort": "high", "send_back": send_back},
+                       model_options={"base_url": stub.url})  # fmt: skip
+    (line,) = read_results(_run(config))
+    assert line["status"] == "ok"
+    first, follow_up = stub.requests
+    assert first["reasoning_effort"] == "high"
+    (asked,) = [m for m in follow_up["messages"] if m["role"] == "assistant"]
+    assert asked.get("reasoning_content") == ("I add 0 and 1 with the tool" if send_back else None)
+    recorded = _assistant(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"]
+    assert recorded == "I add 0 and 1 with the tool"
