@@ -235,10 +235,11 @@ def reasoning_parts(message: Mapping[str, Any]) -> list[dict[str, str]]:
     extra = extra if isinstance(extra, Mapping) else {}
     parts: list[dict[str, str]] = []
     kwargs = extra.get("additional_kwargs") or {}
-    for name in REASONING_FIELDS:
+    for name in REASONING_FIELDS:  # vLLM's transition releases return both, alike
         value = kwargs.get(name) if isinstance(kwargs, Mapping) else None
-        if value not in (None, "") and not isinstance(value, Mapping):
-            parts.append({"kind": "reasoning", "text": _text(value)})
+        part = {"kind": "reasoning", "text": _text(value)}
+        if value not in (None, "") and not isinstance(value, Mapping) and part not in parts:
+            parts.append(part)
     content = extra.get("content")
     for block in content if isinstance(content, list) else []:
         kind = block.get("type") if isinstance(block, Mapping) else None

@@ -306,3 +306,21 @@ def test_deepseek_through_langchain_sends_reasoning_back(
     assert asked.get("reasoning_content") == ("I add 0 and 1 with the tool" if send_back else None)
     recorded = _assistant(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"]
     assert recorded == "I add 0 and 1 with the tool"
+
+
+def test_reasoning_parts_read_every_stored_form() -> None:
+    from agentloop.models._reasoning import reasoning_parts
+
+    # vLLM's transition releases return the same text in both fields: shown once.
+    both = {"role": "assistant", "content": "4", "langchain": {"additional_kwargs": {
+        "reasoning_content": "2 + 2", "reasoning": "2 + 2"}}}  # fmt: skip
+    assert reasoning_parts(both) == [{"kind": "reasoning", "text": "2 + 2"}]
+    # A LangChain dump (run format /1) and LangChain's standard reasoning block.
+    dump = {"type": "ai", "content": [{"type": "reasoning", "reasoning": "carry the one"},
+                                      {"type": "text", "text": "4"}]}  # fmt: skip
+    assert reasoning_parts(dump) == [{"kind": "reasoning", "text": "carry the one"}]
+    # A Responses-API reasoning item (a mapping in additional_kwargs) is not text.
+    item = {"role": "assistant", "content": "4",
+            "langchain": {"additional_kwargs": {"reasoning": {"id": "rs_1", "summary": []}}}}
+    assert reasoning_parts(item) == []
+    assert reasoning_parts({"role": "user", "content": "hi"}) == []
