@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
@@ -199,9 +200,9 @@ class Conversation:
                 if signal := _signal(text, self.user.agent_stop_signals):
                     stop, self.signal = "agent_stop", signal
                 stop = self.budget.exceeded() or stop
-                if stop in ("final", "max_rounds") and self.user.max_turns is not None:
-                    if self.user_turns >= self.user.max_turns:
-                        stop = "max_turns"
+                turns = self.user.max_turns
+                if stop in ("final", "max_rounds") and turns and self.user_turns >= turns:
+                    stop = "max_turns"
             self._end(end_turn, (message_start, step_start), user_start, stop)
             if stop not in ("final", "max_rounds"):
                 return stop, error

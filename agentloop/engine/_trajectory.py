@@ -11,13 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_valid
 from agentloop.engine._wire import from_wire, is_wire, message_text, message_to_openai, to_wire
 
 __all__ = [
+    "Side",
     "StepRecord",
     "StopReason",
     "TokenUsage",
     "ToolCallRecord",
     "ToolCallStatus",
     "Trajectory",
-    "Side",
     "TurnRecord",
     "message_to_openai",
 ]

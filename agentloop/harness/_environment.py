@@ -8,11 +8,11 @@ The factory is a plain function; it receives its ``args`` and, when it asks for 
 parameter name, ``row`` (the dataset row as a dict, ``row["environment"]`` being the
 row's initial state), ``sample`` (the same) and ``epoch``. It returns an object that
 follows :class:`Environment`: ``tools()`` gives the tools sharing its state and
-``snapshot()`` its state as JSON. An environment may also have ``user_tools()``: the tools a
-simulated user (config ``user:``) acts with on the same state (dual control), bound to the
-user's model only; ``snapshot()`` then covers both sides' state. The factory is called afresh for every (sample,
-epoch), so no state is shared between samples or epochs, and once more for the
-ground-truth run that state-based rewards compare with (:func:`run_calls`).
+``snapshot()`` its state as JSON. An environment may also have ``user_tools()``: the tools
+a simulated user (config ``user:``) acts with on the same state (dual control), bound to
+the user's model only; ``snapshot()`` then covers both sides' state. The factory is called
+afresh for every (sample, epoch), so no state is shared between samples or epochs, and
+once more for the ground-truth run that state-based rewards compare with (:func:`run_calls`).
 
 What state-based rewards receive: the agent's states and results, and the expected ones.
 The expected side comes from executing the ground truth's calls (``ground_truth.turns``,

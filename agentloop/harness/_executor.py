@@ -65,7 +65,7 @@ async def _cached(source: ModelSource, config: EvalConfig) -> AsyncIterator[Mode
     """``source`` with the config's response cache set, for the block."""
     from agentloop.models._cache import ResponseCache, default_cache_dir
 
-    where = default_cache_dir() if config.cache is True else Path(config.cache)
+    where = default_cache_dir() if config.cache is True else Path(str(config.cache))
     source.cache = ResponseCache(where, config.cache_expiry_s)
     try:
         yield source

@@ -84,7 +84,8 @@ def _mask_secret_names(value: Any) -> Any:
 
 def redacted_config(config: EvalConfig) -> dict[str, Any]:
     """The config as JSON data, with the values of secret-named keys masked in model
-    options, model params (the simulated user's too) and tool specs (tool args, MCP env and headers), nested ones
+    options, model params (the simulated user's too) and tool specs (tool args, MCP env and
+    headers), nested ones
     too (``api_key: ...`` is masked; ``api_key_env: NAME`` and ``${NAME}`` name a
     variable and are kept: see ``agentloop._secrets.is_secret_name``); secrets in URLs
     and secret values from the environment are masked wherever they appear."""

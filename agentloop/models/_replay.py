@@ -109,15 +109,16 @@ class ReplayChatModel(BaseChatModel):
         return self.bind(tools=tool_schemas(tools), **options, **kwargs)
 
     def _mismatch(self, call_index: int, what: str) -> ReplayMismatchError:
-        where = f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
-        if self.side == "user":
-            where = f"sample {self.sample_id!r} epoch {self.epoch}, user model call {call_index + 1}"
+        call = "user model call" if self.side == "user" else "model call"
+        where = f"sample {self.sample_id!r} epoch {self.epoch}, {call} {call_index + 1}"
         error = ReplayMismatchError(f"replay: {where}: {what}")
         if self._report is not None:
             self._report(str(error))
         return error
 
-    def _side(self, rec: Recording) -> tuple[list[list[dict[str, Any]]], list[AIMessage], list[int]]:
+    def _side(
+        self, rec: Recording
+    ) -> tuple[list[list[dict[str, Any]]], list[AIMessage], list[int]]:
         if self.side == "user":
             return rec.user_prompts, rec.user_replies, rec.user_retries
         return rec.prompts, rec.replies, rec.retries

@@ -3,6 +3,7 @@ the limits (counted as τ²-bench counts), model errors, dual control and the re
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -30,7 +31,8 @@ def converse(
 ) -> tuple[Trajectory, ScriptedChatModel, ScriptedChatModel]:  # fmt: skip
     env = env or desk()
     agent_model, user_model = ScriptedChatModel(agent), ScriptedChatModel(user)
-    options = {k: limits.pop(k) for k in ("max_rounds", "at_max_rounds", "time_limit") if k in limits}
+    loop_options = ("max_rounds", "at_max_rounds", "time_limit")
+    options = {k: limits.pop(k) for k in loop_options if k in limits}
     simulated = SimulatedUser(
         model=user_model, instructions="You are ann.", tools=env.user_tools(), **limits
     )
@@ -214,10 +216,6 @@ def test_the_whole_conversation_round_trips_through_json() -> None:
 
 
 def test_a_time_limit_records_the_interrupted_turn() -> None:
-    import time
-
-    env = desk()
-
     class Slow(HelpDesk):
         def modem_light(self) -> str:
             """Read your modem's light."""

@@ -136,7 +136,8 @@ def test_a_replayed_user_asked_something_new_fails_loudly(tmp_path: Path) -> Non
     assert (line["status"], line["error_kind"], line["stop_reason"]) == (
         "error", "user_model", "user_error",
     )  # fmt: skip
-    assert "replay: sample 'ann' epoch 1, user model call 2: message 3 (user) differs" in line["error"]
+    where = "replay: sample 'ann' epoch 1, user model call 2: message 3 (user) differs"
+    assert where in line["error"]
 
 
 def test_a_user_replayed_from_a_run_without_one_has_no_recording(tmp_path: Path) -> None:
@@ -174,9 +175,9 @@ def test_resume_refuses_a_changed_user_setting_and_a_changed_user_script(
 
 
 def test_limits_and_signals_come_from_the_config(tmp_path: Path) -> None:
-    config = setup(tmp_path, [desk_row("ann")], max_rounds=0,
-                   user={"model": f"scripted:{tmp_path / 'user.json'}", "max_turns": 1,
-                         "stop_signals": ["Thanks!"], "max_steps": 50, "max_errors": 3})  # fmt: skip
+    user = {"model": f"scripted:{tmp_path / 'user.json'}", "max_turns": 1,
+            "stop_signals": ["Thanks!"], "max_steps": 50, "max_errors": 3}  # fmt: skip
+    config = setup(tmp_path, [desk_row("ann")], max_rounds=0, user=user)
     write_json(tmp_path / "user.json", USER_SCRIPT)
     assert main(["run", str(config)]) == 0
     (line,) = read_results(only_run_dir(tmp_path / "runs"))
@@ -208,16 +209,16 @@ def test_user_config_errors_name_the_field(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^c: user.max_turn: Extra inputs are not permitted "
                        r"\(did you mean 'max_turns'\?\)$"):  # fmt: skip
         validate_config({**base, "user": {"model": "scripted:u.json", "max_turn": 2}}, "c")
-    with pytest.raises(ConfigError, match="^c: user.model: unknown model spec prefix 'nope'"):
+    with pytest.raises(ConfigError, match=r"^c: user.model: unknown model spec prefix 'nope'"):
         validate_config({**base, "user": {"model": "nope:x"}}, "c")
-    with pytest.raises(ConfigError, match="^c: user.model: Field required"):
+    with pytest.raises(ConfigError, match=r"^c: user.model: Field required"):
         validate_config({**base, "user": {}}, "c")
-    with pytest.raises(ConfigError, match="^c: user.instructions: file not found: missing.md$"):
+    with pytest.raises(ConfigError, match=r"^c: user.instructions: file not found: missing.md$"):
         validate_config({**base, "user": {"model": "scripted:u", "instructions": "@missing.md"}},
                         "c")  # fmt: skip
-    with pytest.raises(ConfigError, match="^c: user.max_steps: Input should be greater than"):
+    with pytest.raises(ConfigError, match=r"^c: user.max_steps: Input should be greater than"):
         validate_config({**base, "user": {"model": "scripted:u", "max_steps": 0}}, "c")
-    with pytest.raises(ConfigError, match="^c: user: score mode scores the rows as recorded"):
+    with pytest.raises(ConfigError, match=r"^c: user: score mode scores the rows as recorded"):
         validate_config({**base, "mode": "score", "user": {"model": "scripted:u"}}, "c")
     config = validate_config({**base, "environment": "m:make",
                               "user": {"model": "replay:runs/x"}})  # fmt: skip
@@ -253,8 +254,8 @@ class HelpDeskServer:
         messages = body["messages"]
         if "switch_modem" in tools:  # the simulated user
             said = sum(m["role"] == "assistant" for m in messages)
-            return reply(["Move me to gold.", "Thanks! ###STOP###"][min(said, 1)],
-                         usage={"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9})  # fmt: skip
+            usage = {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+            return reply(["Move me to gold.", "Thanks! ###STOP###"][min(said, 1)], usage=usage)
         if messages[-1]["role"] == "tool":
             return reply("You are on gold.")
         return reply(tool_calls=[stub_call("change_plan", {"name": "ann", "plan": "gold"}, "c1")])
