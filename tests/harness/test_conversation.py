@@ -13,62 +13,11 @@ import pytest
 from agentloop.cli._commands import main
 from agentloop.errors import ConfigError
 from agentloop.harness._config_loading import validate_config
-from tests.support.harness import (
-    ask,
-    call,
-    only_run_dir,
-    read_results,
-    write_config,
-    write_json,
-    write_jsonl,
-)
+from tests.support.harness import only_run_dir, read_results, write_json, write_jsonl
+from tests.support.help_desk import USER_SCRIPT, agent_script, desk_row
+from tests.support.help_desk import conversation_config as setup
 from tests.support.openai_stub import StubResponse, StubServer, reply
 from tests.support.openai_stub import call as stub_call
-
-GREETING = {"role": "assistant", "content": "Hi! How can I help you today?"}
-
-
-def desk_row(name: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "id": name,
-        "messages": [GREETING],
-        "user_scenario": {"name": name, "goal": "gold plan and a working modem"},
-        "environment": {"customers": {name: "basic"}, "modem": "off"},
-        **extra,
-    }
-
-
-def agent_script(name: str) -> list[Any]:
-    return [
-        ask(call("a1", "change_plan", {"name": name, "plan": "gold"})),
-        "You are on gold. Please switch your modem on.",
-        "Glad it works.",
-    ]
-
-
-USER_SCRIPT = [
-    "Please move me to gold.",
-    ask(call("u1", "switch_modem", {"on": True})),
-    "Done, it is on.",
-    "Thanks! ###STOP###",
-]
-
-
-def setup(tmp: Path, rows: list[Any] | None = None, **config: Any) -> Path:
-    rows = rows if rows is not None else [desk_row("ann"), desk_row("bob")]
-    agent = {row["id"]: agent_script(row["id"]) for row in rows if isinstance(row, dict)}
-    fields: dict[str, Any] = {
-        "model": f"scripted:{write_json(tmp / 'agent.json', agent)}",
-        "environment": "tests.support.help_desk:make",
-        "dataset": str(write_jsonl(tmp / "data.jsonl", rows)),
-        "output_dir": str(tmp / "runs"),
-        "user": {
-            "model": f"scripted:{write_json(tmp / 'user.json', USER_SCRIPT)}",
-            "instructions": "You are a customer.\n{scenario}",
-        },
-    }
-    fields.update(config)
-    return write_config(tmp / "eval.yaml", **fields)
 
 
 def without_timings(value: Any) -> Any:

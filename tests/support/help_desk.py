@@ -4,14 +4,18 @@ A help desk: the agent looks customers up and changes their plan; the customer (
 simulated user) switches their own modem on and off and reads its light. Both sides act on
 one state, which ``snapshot()`` returns whole. Config: ``environment:
 tests.support.help_desk:make``; a row's ``environment`` is ``{"customers": {name: plan},
-"modem": "off" | "on"}``.
+"modem": "off" | "on"}``. ``conversation_config`` writes a whole run of it: rows, a scripted
+agent, a scripted user and the config.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import ToolException
+
+from tests.support.harness import ask, call, write_config, write_json, write_jsonl
 
 
 class HelpDesk:
@@ -56,3 +60,51 @@ class HelpDesk:
 def make(row: dict[str, Any]) -> HelpDesk:
     state = row.get("environment") or {}
     return HelpDesk(state.get("customers", {}), state.get("modem", "off"))
+
+
+GREETING = {"role": "assistant", "content": "Hi! How can I help you today?"}
+
+
+def desk_row(name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": name,
+        "messages": [GREETING],
+        "user_scenario": {"name": name, "goal": "gold plan and a working modem"},
+        "environment": {"customers": {name: "basic"}, "modem": "off"},
+        **extra,
+    }
+
+
+def agent_script(name: str) -> list[Any]:
+    return [
+        ask(call("a1", "change_plan", {"name": name, "plan": "gold"})),
+        "You are on gold. Please switch your modem on.",
+        "Glad it works.",
+    ]
+
+
+USER_SCRIPT = [
+    "Please move me to gold.",
+    ask(call("u1", "switch_modem", {"on": True})),
+    "Done, it is on.",
+    "Thanks! ###STOP###",
+]
+
+
+def conversation_config(tmp: Path, rows: list[Any] | None = None, **config: Any) -> Path:
+    """A run of rows (default: ann and bob) on the help desk, a scripted agent and a scripted
+    user (``USER_SCRIPT``) in ``tmp``; ``config`` fields override; returns the config."""
+    rows = rows if rows is not None else [desk_row("ann"), desk_row("bob")]
+    agent = {row["id"]: agent_script(row["id"]) for row in rows if isinstance(row, dict)}
+    fields: dict[str, Any] = {
+        "model": f"scripted:{write_json(tmp / 'agent.json', agent)}",
+        "environment": "tests.support.help_desk:make",
+        "dataset": str(write_jsonl(tmp / "data.jsonl", rows)),
+        "output_dir": str(tmp / "runs"),
+        "user": {
+            "model": f"scripted:{write_json(tmp / 'user.json', USER_SCRIPT)}",
+            "instructions": "You are a customer.\n{scenario}",
+        },
+    }
+    fields.update(config)
+    return write_config(tmp / "eval.yaml", **fields)
