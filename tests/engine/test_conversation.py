@@ -242,3 +242,18 @@ def test_bad_arguments_are_refused() -> None:
         run_agent_sync(model, [], "hi", user=user, turns=[object()])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="single_turn"):
         run_agent_sync(model, [], "hi", user=user, single_turn=True)
+
+
+def test_the_users_own_rounds_are_capped_per_message() -> None:
+    looping = [ask(tool_call("modem_light", {}, id=f"u{i}")) for i in range(3)]
+    user = SimulatedUser(model=ScriptedChatModel([*looping, "I give up", "###STOP###"]),
+                         instructions="x", tools=desk().user_tools(), max_rounds=1)  # fmt: skip
+    trajectory = run_agent_sync(ScriptedChatModel(["ok", "x"]), [], GREETING, user=user)
+    # One round per message: its second call is refused and, with nothing said, an empty
+    # message goes to the agent; its next message starts with a round of its own.
+    statuses = [c.status for s in trajectory.user_steps for c in s.tool_calls]
+    assert statuses == ["ok", "round_limit", "ok"]
+    assert [m.content for m in trajectory.messages if m.type == "human"] == [
+        "", "I give up", "###STOP###",
+    ]  # fmt: skip
+    assert trajectory.stop_reason == "user_stop"

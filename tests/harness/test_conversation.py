@@ -246,3 +246,15 @@ def test_the_user_model_live_through_openai_and_cached(tmp_path: Path) -> None:
                 assert openai_only(cached["trajectory"][side]) == openai_only(
                     line["trajectory"][side]
                 )
+
+
+def test_a_row_with_no_opening_lets_the_user_speak_first(tmp_path: Path) -> None:
+    config = setup(tmp_path, [desk_row("ann", messages=[])], system_prompt="You help customers.")
+    assert main(["run", str(config)]) == 0
+    (line,) = read_results(only_run_dir(tmp_path / "runs"))
+    assert (line["status"], line["stop_reason"]) == ("ok", "user_stop")
+    messages = line["trajectory"]["messages"]
+    assert [m["role"] for m in messages[:2]] == ["system", "user"]
+    assert messages[1]["content"] == "Please move me to gold."
+    # Its own view opens with its instructions only.
+    assert [m["role"] for m in line["trajectory"]["user_messages"][:2]] == ["system", "assistant"]
