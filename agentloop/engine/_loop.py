@@ -31,7 +31,6 @@ from agentloop.engine._trajectory import (
 
 __all__ = [
     "MessagesInput",
-    "SimulatedUser",
     "ToolExecution",
     "ToolsInput",
     "Turn",
