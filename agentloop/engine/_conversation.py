@@ -194,7 +194,8 @@ class Conversation:
                     self._end(end_turn, (message_start, step_start), user_start, stop)
                     return stop, error
             stop, error = await self.agent.run(binding)
-            if stop == "final" or (stop == "max_rounds" and not self.at_max_rounds_stop):
+            goes_on = stop == "final" or (stop == "max_rounds" and not self.at_max_rounds_stop)
+            if goes_on:
                 last = history[-1]
                 text = message_text(last.content) if isinstance(last, AIMessage) else ""
                 if signal := _signal(text, self.user.agent_stop_signals):
@@ -203,8 +204,9 @@ class Conversation:
                 turns = self.user.max_turns
                 if stop in ("final", "max_rounds") and turns and self.user_turns >= turns:
                     stop = "max_turns"
+                goes_on = stop in ("final", "max_rounds")
             self._end(end_turn, (message_start, step_start), user_start, stop)
-            if stop not in ("final", "max_rounds"):
+            if not goes_on:
                 return stop, error
 
     def _end(

@@ -257,3 +257,13 @@ def test_the_users_own_rounds_are_capped_per_message() -> None:
         "", "I give up", "###STOP###",
     ]  # fmt: skip
     assert trajectory.stop_reason == "user_stop"
+
+
+def test_at_max_rounds_stop_ends_the_conversation_at_the_agents_round_cap() -> None:
+    looping = [ask(tool_call("lookup", {"name": "ann"}, id=f"a{i}")) for i in range(3)]
+    trajectory, agent_model, user_model = converse(
+        [*looping, "done"], ["hi", "unused"], max_rounds=2, at_max_rounds="stop"
+    )
+    assert trajectory.stop_reason == "max_rounds"
+    assert (agent_model.calls, user_model.calls) == (2, 1)
+    assert trajectory.messages[-1].type == "tool"  # every call answered
