@@ -31,6 +31,7 @@ from agentloop.engine._dispatch import (
     DEFAULT_TOOL_TIMEOUT,
     PendingCall,
     ToolDispatcher,
+    ToolFailure,
 )
 from agentloop.engine._loop import (
     Turn,
@@ -81,6 +82,7 @@ __all__ = [
     "ToolCallStatus",
     "ToolDispatcher",
     "ToolExecutor",
+    "ToolFailure",
     "Trajectory",
     "Turn",
     "TurnRecord",

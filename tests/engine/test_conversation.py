@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import ToolException
 
-from agentloop.engine import SimulatedUser, Trajectory, run_agent_sync
+from agentloop.engine import SimulatedUser, ToolFailure, Trajectory, run_agent_sync
 from agentloop.testing import ScriptedChatModel, tool_call
 from tests.support.help_desk import HelpDesk
 
@@ -267,3 +267,19 @@ def test_at_max_rounds_stop_ends_the_conversation_at_the_agents_round_cap() -> N
     assert trajectory.stop_reason == "max_rounds"
     assert (agent_model.calls, user_model.calls) == (2, 1)
     assert trajectory.messages[-1].type == "tool"  # every call answered
+
+
+def test_a_tool_failure_is_answered_with_its_bare_message_and_counted() -> None:
+    class Strict(HelpDesk):
+        def lookup(self, name: str) -> str:
+            """Look a customer up; returns their plan."""
+            raise ToolFailure(f"customer {name} not found")
+
+    env = Strict({"ann": "basic"}, "off")
+    agent = [ask(tool_call("lookup", {"name": "bob"}, id="a1")), "no such customer", "x"]
+    trajectory, _, _ = converse(agent, ["find bob", "x"], env=env, max_errors=1)
+    assert trajectory.stop_reason == "too_many_errors"
+    (result,) = [m for m in trajectory.messages if isinstance(m, ToolMessage)]
+    assert result.content == "Error: customer bob not found"  # no exception type in it
+    (record,) = trajectory.tool_calls()
+    assert (record.status, record.exception) == ("error", None)
