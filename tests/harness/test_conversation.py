@@ -258,3 +258,15 @@ def test_a_row_with_no_opening_lets_the_user_speak_first(tmp_path: Path) -> None
     assert messages[1]["content"] == "Please move me to gold."
     # Its own view opens with its instructions only.
     assert [m["role"] for m in line["trajectory"]["user_messages"][:2]] == ["system", "assistant"]
+
+
+def test_rewards_and_factories_see_the_rows_scenario() -> None:
+    from agentloop.harness._rows import parse_line
+    from agentloop.harness._tools import sample_row
+
+    sample = parse_line(json.dumps(desk_row("ann")), 1)
+    assert sample_row(sample)["user_scenario"] == {
+        "name": "ann", "goal": "gold plan and a working modem",
+    }  # fmt: skip
+    assert "user_scenario" not in sample_row(parse_line(json.dumps({"messages": [
+        {"role": "user", "content": "hi"}]}), 2))  # fmt: skip
