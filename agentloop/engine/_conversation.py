@@ -2,10 +2,11 @@
 
 The user is a chat model of its own (:class:`SimulatedUser`) that sees the conversation
 from its side: its instructions as the system message, the agent's texts as the user's
-messages, its own replies as the assistant's. It may call tools of its own in rounds, like
-the agent (dual control: both sides act on one environment). Each user text is appended to
-the agent's conversation as a user message; the agent then runs its reply (its tool rounds)
-and its text is shown to the user, and so on.
+messages (the texts of replies without tool calls: a reply that calls tools is addressed
+to the tools, as in τ²-bench), its own replies as the assistant's. It may call tools of its
+own in rounds, like the agent (dual control: both sides act on one environment). Each user
+text is appended to the agent's conversation as a user message; the agent then runs its
+reply (its tool rounds) and its text is shown to the user, and so on.
 
 Who speaks first: the user, when the opening messages are empty or end with an assistant
 message (τ²-bench's agent greeting); otherwise the agent answers the opening first.
@@ -143,11 +144,13 @@ class Conversation:
 
     def _show(self, history: list[BaseMessage]) -> None:
         """Append what the user has not seen yet to its view: the agent's texts as user
-        messages, and the opening's user messages as its own (assistant) ones."""
+        messages, and the opening's user messages as its own (assistant) ones. A reply that
+        calls tools goes to the tools, not to the user (its text too, as in τ²-bench)."""
         for message in history[self.shown :]:
             text = message_text(message.content)
-            if isinstance(message, AIMessage) and text:
-                self.messages.append(HumanMessage(content=text))
+            if isinstance(message, AIMessage):
+                if text and not (message.tool_calls or message.invalid_tool_calls):
+                    self.messages.append(HumanMessage(content=text))
             elif isinstance(message, HumanMessage):
                 self.messages.append(AIMessage(content=text))
         self.shown = len(history)

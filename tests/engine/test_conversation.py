@@ -283,3 +283,13 @@ def test_a_tool_failure_is_answered_with_its_bare_message_and_counted() -> None:
     assert result.content == "Error: customer bob not found"  # no exception type in it
     (record,) = trajectory.tool_calls()
     assert (record.status, record.exception) == ("error", None)
+
+
+def test_the_text_of_a_reply_that_calls_tools_is_not_shown_to_the_user() -> None:
+    checking = {"role": "assistant", "content": "Let me check.",
+                "tool_calls": [tool_call("lookup", {"name": "ann"}, id="a1")]}  # fmt: skip
+    trajectory, _, user_model = converse([checking, "You are on basic."], ["plan?", "###STOP###"])
+    assert trajectory.stop_reason == "user_stop"
+    shown = [m.content for m in user_model.requests[1] if m.type == "human"]
+    assert shown == ["Hi! How can I help you today?", "You are on basic."]
+    assert trajectory.messages[2].content == "Let me check."  # the agent's record keeps it
