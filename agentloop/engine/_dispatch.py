@@ -19,7 +19,7 @@ from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS, tool_outp
 from agentloop.engine._threads import THREADS_STARTED
 from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
 
-__all__ = ["PendingCall", "ToolDispatcher"]
+__all__ = ["PendingCall", "ToolDispatcher", "ToolFailure"]
 
 # What the model reads when a call does not succeed. One place, so wording stays uniform.
 DEFAULT_TOOL_TIMEOUT = 60.0
@@ -82,10 +82,16 @@ def _validation_detail(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+class ToolFailure(ToolException):
+    """Raised by a tool to fail with exactly ``Error: <message>``: like a ``ToolException``
+    (deliberate, no traceback kept, the call's status ``error``), without the exception's
+    type in the text (τ²-bench's tools answer their errors that way)."""
+
+
 def _describe(exc: BaseException) -> str:
     # An exception's own __str__ may fail too; that must not take the round down.
     try:
-        return f"{type(exc).__name__}: {exc}"
+        return str(exc) if isinstance(exc, ToolFailure) else f"{type(exc).__name__}: {exc}"
     except Exception:
         return f"{type(exc).__name__} (its message could not be read)"
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from agentloop._records import latest_results
 from agentloop.harness._comparison import ChangedSample, Comparison, RewardDelta, compare_runs
-from agentloop.harness._config import EvalConfig
+from agentloop.harness._config import EvalConfig, UserConfig
 from agentloop.harness._config_loading import load_config
 from agentloop.harness._environment import Environment
 from agentloop.harness._lock import RunLockedError
@@ -52,6 +52,7 @@ __all__ = [
     "RunLockedError",
     "RunOutcome",
     "RunSummary",
+    "UserConfig",
     "compare_runs",
     "latest_results",
     "load_config",

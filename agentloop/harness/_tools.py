@@ -32,7 +32,7 @@ _GIVEN = ("row", "sample", "epoch")  # what agentloop passes a factory that asks
 
 def sample_row(sample: Sample) -> dict[str, Any]:
     """The dataset row of a sample as a dict (a copy: factories and rewards may change it);
-    ``turns`` and ``environment`` only when the row has them."""
+    ``turns``, ``environment`` and ``user_scenario`` only when the row has them."""
     row = {"id": sample.id, "messages": sample.messages, "tools": sample.tools,
            "ground_truth": sample.ground_truth, "answer": sample.answer,
            "metadata": sample.metadata}  # fmt: skip
@@ -40,6 +40,8 @@ def sample_row(sample: Sample) -> dict[str, Any]:
         row["turns"] = sample.turns
     if sample.environment is not None:
         row["environment"] = sample.environment
+    if sample.user_scenario is not None:
+        row["user_scenario"] = sample.user_scenario
     return copy.deepcopy(row)
 
 

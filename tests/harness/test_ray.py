@@ -151,3 +151,18 @@ def test_secrets_reach_workers_through_the_environment_only(
             ),
             environ={},
         )
+
+
+def test_a_conversation_with_a_simulated_user_runs_on_ray_as_locally(
+    tmp_path: Path, ray_address: str
+) -> None:
+    from tests.support.help_desk import conversation_config
+
+    config = conversation_config(tmp_path)
+    local = run_eval_sync(load_config(config, overrides={"output_dir": str(tmp_path / "local")}))
+    on_ray = run_eval_sync(load_config(
+        config, overrides={"executor": "ray", "ray_address": ray_address, "ray_workers": 2},
+    ))  # fmt: skip
+    expected = results_by_pair(local.run_dir)
+    assert {line["stop_reason"] for line in expected.values()} == {"user_stop"}
+    assert results_by_pair(on_ray.run_dir) == expected
