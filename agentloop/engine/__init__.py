@@ -45,6 +45,7 @@ from agentloop.engine._tool_loading import (
     tool_factory,
 )
 from agentloop.engine._trajectory import (
+    FROM_CACHE,
     StepRecord,
     StopReason,
     TokenUsage,
@@ -58,6 +59,7 @@ from agentloop.engine._trajectory import (
 __all__ = [
     "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
     "DEFAULT_TOOL_TIMEOUT",
+    "FROM_CACHE",
     "ContentCallParser",
     "ExecutorFactory",
     "PendingCall",
