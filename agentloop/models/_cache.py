@@ -105,7 +105,9 @@ class ResponseCache(BaseCache):
             row = self._db.execute(
                 "SELECT value, created FROM replies WHERE key = ?", (key,)
             ).fetchone()
-        fresh = row is not None and (self.expiry_s is None or time.time() - row[1] <= self.expiry_s)
+        fresh = row is not None and (
+            self.expiry_s is None or time.time() - row[1] <= self.expiry_s
+        )
         if counts is not None:
             counts["hit" if fresh else "miss"] += 1
         if not fresh:

@@ -250,7 +250,8 @@ def test_the_table_resolves_exact_names_under_the_provider_serving_the_requests(
     assert dated.price == ModelPrice(**openai["gpt-4o-mini-2024-07-18"])
     assert dated.source.startswith("agentloop's price table of ")
     # A date or suffix is never trimmed: an unlisted snapshot has no price.
-    assert resolve_pricing("openai:gpt-4o-mini-2099-01-01", "https://api.openai.com/v1", {}).price is None  # noqa: E501
+    undated = resolve_pricing("openai:gpt-4o-mini-2099-01-01", "https://api.openai.com/v1", {})
+    assert undated.price is None
     # The same name at another server is not OpenAI's model: unknown, not OpenAI's price.
     local = resolve_pricing("openai:gpt-4o-mini", "http://127.0.0.1:8000/v1", {})
     assert local.price is None and not local.free and "requests to http://127.0.0.1" in local.source
@@ -260,7 +261,8 @@ def test_the_table_resolves_exact_names_under_the_provider_serving_the_requests(
     assert at_groq.price == ModelPrice(**groq)
     # A LangChain provider at its own endpoint (recorded as its prefix).
     sonnet = resolve_pricing("anthropic:claude-sonnet-4-5", "anthropic", {})
-    assert sonnet.price == ModelPrice(**table["providers"]["anthropic"]["models"]["claude-sonnet-4-5"])  # noqa: E501
+    anthropic = table["providers"]["anthropic"]["models"]
+    assert sonnet.price == ModelPrice(**anthropic["claude-sonnet-4-5"])
     assert resolve_pricing("anthropic:claude-sonnet-4-5", "http://127.0.0.1:9", {}).price is None
     # The config wins over the table; local models bill nothing.
     mine = ModelPrice(input=1, output=1)
