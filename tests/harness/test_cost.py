@@ -94,6 +94,8 @@ def test_usage_details_and_cost_reach_results_and_summary(
     assert summary["cost_usd"] == pytest.approx(2 * SAMPLE_USD) and summary["cost_unknown"] is None
     assert _cells(printed, "cost (USD)") == [f"{2 * SAMPLE_USD:.6f}"]
     assert _cells(printed, "tokens") == ["in 4400 (2800 cached), out 700 (400 reasoning)"]
+    assert main(["show", str(run_dir), "s0000"]) == 0
+    assert f"cost {SAMPLE_USD:.6f}" in capsys.readouterr().out
 
 
 def test_a_model_without_a_price_costs_unknown_never_zero(
@@ -276,3 +278,20 @@ def test_every_table_entry_is_a_valid_price() -> None:
         assert provider["hosts"] and provider["pricing_page"].startswith("https://")
         for price in provider["models"].values():
             ModelPrice(**price)  # raises on an unknown field or a negative rate
+
+
+def test_a_replay_reports_the_recorded_usage_and_bills_nothing(
+    stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(capsys, str(_setup(tmp_path, stub, prices={"openai:m": PRICE})))
+    original = only_run_dir(tmp_path / "runs")
+    config = add_setup(tmp_path, n=2, model=f"replay:{original}", prices={"openai:m": PRICE})
+    _run(capsys, str(config), "--output-dir", str(tmp_path / "replayed"))
+    assert len(stub.requests) == 4  # the replay sent nothing
+    for before, after in zip(
+        read_results(original), read_results(only_run_dir(tmp_path / "replayed")), strict=True
+    ):
+        assert after["usage"] == before["usage"]
+        assert after["usage"]["cached_input_tokens"] == 1400
+        assert after["usage"]["reasoning_tokens"] == 200
+        assert before["cost_usd"] == pytest.approx(SAMPLE_USD) and after["cost_usd"] == 0.0
