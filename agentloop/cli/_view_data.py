@@ -215,6 +215,7 @@ def _header(source: Source, header: Mapping[str, Any]) -> dict[str, Any]:
         "resumed": len(header.get("resumed_at") or []),
         "model": header.get("model"),
         "model_params": header.get("model_params"),
+        "pricing": header.get("pricing"),
         "config_path": header.get("config_path"),
         "description": config.get("description"),
         "mode": config.get("mode"),

@@ -38,7 +38,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentloop.engine import StepRecord, Trajectory
 
 __all__ = [
-    "FREE_PREFIXES",
     "ModelPrice",
     "Pricing",
     "price_table",
@@ -46,7 +45,7 @@ __all__ = [
     "sample_cost",
 ]
 
-FREE_PREFIXES = {
+_FREE = {
     "scripted": "scripted replies are not billed",
     "replay": "a replayed recording is not billed",
     "local": "a local model is not billed",
@@ -85,9 +84,11 @@ class Pricing:
     free: bool = False
     """The model's requests are not billed (scripted, replay, local, score mode)."""
 
-    @property
-    def known(self) -> bool:
-        return self.free or self.price is not None
+    def record(self) -> dict[str, Any]:
+        """As ``run.json`` records it: ``source``, and ``usd_per_million`` (the price's
+        fields; null when nothing is billed or the price is unknown)."""
+        price = self.price.model_dump(exclude_none=True) if self.price is not None else None
+        return {"source": self.source, "usd_per_million": price}
 
 
 @functools.cache
@@ -122,8 +123,8 @@ def resolve_pricing(
     if model in prices:
         return Pricing(prices[model], "prices: in the config")
     prefix, _, name = model.partition(":")
-    if prefix in FREE_PREFIXES:
-        return Pricing(None, FREE_PREFIXES[prefix], free=True)
+    if prefix in _FREE:
+        return Pricing(None, _FREE[prefix], free=True)
     table = price_table()
     provider = _provider(prefix, endpoint)
     entry = table["providers"][provider]["models"].get(name) if provider else None

@@ -57,6 +57,9 @@ def test_the_report_shows_the_costs(browser: Any, runs: tuple[Path, Path]) -> No
     page.on("pageerror", lambda error: errors.append(str(error)))
     priced, unpriced = runs
     _open(page, write_report([priced]).path)
+    assert page.text_content("[data-field='pricing']") == (
+        "USD per million tokens: input 2, output 8, cached input 0.5 (prices: in the config)"
+    )
     total = page.locator("[data-stat='cost_usd']")
     assert float(total.get_attribute("data-value")) == pytest.approx(2 * SAMPLE_USD)
     assert total.text_content() == f"{2 * SAMPLE_USD:.6f}"

@@ -88,6 +88,8 @@ def test_usage_details_and_cost_reach_results_and_summary(
         assert call_step["usage"]["reasoning_tokens"] == 200 and not call_step["cached"]
         assert answer_step["usage"]["cached_input_tokens"] == 1000
         assert line["cost_usd"] == pytest.approx(SAMPLE_USD) and line["cost_unknown"] is None
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["pricing"] == {"source": "prices: in the config", "usd_per_million": PRICE}
     summary = _summary(run_dir)
     assert summary["tokens"] == {"input_tokens": 4400, "output_tokens": 700, "total_tokens": 5100,
                                  "cached_input_tokens": 2800, "reasoning_tokens": 400}  # fmt: skip
@@ -107,6 +109,8 @@ def test_a_model_without_a_price_costs_unknown_never_zero(
         assert line["cost_usd"] is None
         assert line["cost_unknown"].startswith("no price for openai:m: agentloop's price table")
         assert f"requests to {stub.url}" in line["cost_unknown"]
+    pricing = json.loads((run_dir / "run.json").read_text())["pricing"]
+    assert pricing["usd_per_million"] is None and pricing["source"].startswith("no price for")
     summary = _summary(run_dir)
     assert summary["cost_usd"] is None
     assert summary["cost_unknown"].startswith("2 of 2 result(s) have no known cost: no price")

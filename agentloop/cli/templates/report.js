@@ -19,6 +19,13 @@ function stat(key, value, digits) {
     text: fmt(value, digits) });
 }
 
+function priceText(pricing) {
+  const price = pricing.usd_per_million;
+  if (!price) return pricing.source;
+  const rates = Object.entries(price).map(([k, v]) => `${k.replaceAll("_", " ")} ${v}`).join(", ");
+  return `USD per million tokens: ${rates} (${pricing.source})`;
+}
+
 function runHeader(header, label) {
   const dataset = header.dataset || {};
   const versions = header.versions || {};
@@ -28,6 +35,7 @@ function runHeader(header, label) {
     kv([
       ["model", el("span", { class: "mono", "data-field": "model", text: header.model || "-" })],
       ["model params", header.model_params ? JSON.stringify(header.model_params) : undefined],
+      ["price", header.pricing ? el("span", { "data-field": "pricing", text: priceText(header.pricing) }) : undefined],
       ["config", header.config_path || "-"],
       ["results", header.rescored
         ? el("span", { class: "mono", "data-field": "results-file", text: `${header.results_file} (re-scored by agentloop score)` })
