@@ -130,7 +130,10 @@ def resolve_pricing(
     entry = table["providers"][provider]["models"].get(name) if provider else None
     if entry is not None:
         return Pricing(ModelPrice(**entry), f"agentloop's price table of {table['date']}")
-    where = f"{provider} models" if provider else f"requests to {endpoint}"
+    if provider is not None:
+        where = f"{provider} models"
+    else:
+        where = f"requests to {endpoint}" if endpoint and "://" in endpoint else f"{prefix}:"
     return Pricing(
         None,
         f"no price for {model}: agentloop's price table of {table['date']} has none for "
@@ -144,7 +147,7 @@ def _step_cost(step: StepRecord, price: ModelPrice) -> float | str:
     usage = step.usage
     if usage is None:
         return "the model reported no token usage"
-    cached = usage.cached_input_tokens
+    cached = min(usage.cached_input_tokens, usage.input_tokens)
     if cached and price.cached_input is None:
         return (
             f"{cached} prompt tokens were read from the provider's cache and the price has "

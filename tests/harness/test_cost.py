@@ -299,3 +299,29 @@ def test_a_replay_reports_the_recorded_usage_and_bills_nothing(
         assert after["usage"]["cached_input_tokens"] == 1400
         assert after["usage"]["reasoning_tokens"] == 200
         assert before["cost_usd"] == pytest.approx(SAMPLE_USD) and after["cost_usd"] == 0.0
+
+
+def test_a_reasoning_rate_and_a_longer_prompt_than_the_price_holds() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from agentloop.engine import StepRecord, TokenUsage, Trajectory
+    from agentloop.harness._cost import Pricing, sample_cost
+
+    usage = TokenUsage(input_tokens=1000, output_tokens=500, total_tokens=1500,
+                       cached_input_tokens=0, reasoning_tokens=400)  # fmt: skip
+    steps = [StepRecord(latency_s=0.1, usage=usage)]
+    trajectory = Trajectory.build([HumanMessage("q"), AIMessage("a")], steps, "final")
+    price = ModelPrice(input=1, output=10, reasoning=20, max_input_tokens=1000)
+    assert sample_cost(trajectory, Pricing(price, "test")) == (
+        pytest.approx((1000 * 1 + 100 * 10 + 400 * 20) / 1e6), None
+    )
+    shorter = price.model_copy(update={"max_input_tokens": 999})
+    assert sample_cost(trajectory, Pricing(shorter, "test")) == (
+        None,
+        "a request of 1000 prompt tokens is above the price's max_input_tokens (999)",
+    )
+    # A provider that reported no usage: the cost is unknown, not 0.
+    silent = Trajectory.build([HumanMessage("q"), AIMessage("a")], [StepRecord(latency_s=0.1)],
+                              "final")  # fmt: skip
+    unknown = (None, "the model reported no token usage")
+    assert sample_cost(silent, Pricing(price, "test")) == unknown
