@@ -16,7 +16,7 @@ from rich.table import Table
 from agentloop._secrets import Scrubber
 from agentloop.harness import Comparison, RunSummary
 
-__all__ = ["print_comparison", "print_summary"]
+__all__ = ["print_comparison", "print_summary", "usd"]
 
 
 def _reward_table(summary: RunSummary) -> Table:
@@ -62,7 +62,15 @@ def _run_table(summary: RunSummary) -> Table:
             "rounds",
             f"mean {summary.rounds.get('mean', 0):.2f}, max {summary.rounds.get('max', 0):g}",
         ),
-        ("tokens", f"in {tok.get('input_tokens', 0)}, out {tok.get('output_tokens', 0)}"),
+        (
+            "tokens",
+            f"in {tok.get('input_tokens', 0)} ({tok.get('cached_input_tokens', 0)} cached), "
+            f"out {tok.get('output_tokens', 0)} ({tok.get('reasoning_tokens', 0)} reasoning)",
+        ),
+        (
+            "cost (USD)",
+            usd(summary.cost_usd) + (f" ({summary.cost_unknown})" * bool(summary.cost_unknown)),
+        ),
         ("model retries", str(summary.model_retries)),
         (
             "latency (s)",
@@ -161,6 +169,13 @@ def print_summary(
         out.print(f"  skipped {line}", markup=False, highlight=False, soft_wrap=True)
 
 
+def usd(value: float | None) -> str:
+    """A cost as printed: ``unknown`` when it is not known (never 0)."""
+    if value is None:
+        return "unknown"
+    return f"{value:.4f}" if value >= 1 else f"{value:.6f}"
+
+
 def _fmt(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
@@ -189,6 +204,9 @@ def print_comparison(
         str(cmp.summary_b.errored),
         f"{cmp.summary_b.errored - cmp.summary_a.errored:+d}",
     )
+    cost_a, cost_b = cmp.summary_a.cost_usd, cmp.summary_b.cost_usd
+    delta = f"{cost_b - cost_a:+.6f}" if cost_a is not None and cost_b is not None else "-"
+    table.add_row("cost (USD)", usd(cost_a), usd(cost_b), delta)
     out.print(table)
     for warning in cmp.warnings:
         out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentloop._secrets import Scrubber
+from agentloop.cli._display import usd
 from agentloop.cli._view_data import FAILED_CALLS, find_result, sample_detail
 
 __all__ = ["print_sample", "sample_renderables"]
@@ -165,7 +166,8 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
             + (f" ({detail['stop_signal']})" if detail.get("stop_signal") else "")
             + f"   rounds {detail.get('rounds')}"
             f"   tool calls {calls or '-'}   tokens in {usage.get('input_tokens', 0)}"
-            f" out {usage.get('output_tokens', 0)}   latency {detail.get('wall_time_s')} s",
+            f" out {usage.get('output_tokens', 0)}   cost {usd(detail.get('cost_usd'))}"
+            f"   latency {detail.get('wall_time_s')} s",
         ),
     ]  # fmt: skip
     if detail.get("status") == "error":

@@ -180,7 +180,8 @@ def sample_detail(line: Mapping[str, Any]) -> dict[str, Any]:
         key: line.get(key)
         for key in (
             "id", "epoch", "status", "error", "error_kind", "mode", "single_turn",
-            "stop_reason", "rounds", "tool_calls_by_status", "usage", "wall_time_s",
+            "stop_reason", "rounds", "tool_calls_by_status", "usage", "cost_usd", "cost_unknown",
+            "wall_time_s",
             "started_at", "answer", "ground_truth", "metadata",
         )
     }  # fmt: skip
@@ -202,7 +203,7 @@ def sample_detail(line: Mapping[str, Any]) -> dict[str, Any]:
 
 def _row(line: Mapping[str, Any], rewards: list[str]) -> list[Any]:
     """One table row: id, epoch, status, error kind, scores, verdicts, rounds, stop
-    reason, tool calls, failed calls, latency, searchable text."""
+    reason, tool calls, failed calls, latency, searchable text, cost (USD; null: unknown)."""
     scores = line.get("scores") or {}
     passed = line.get("passed") or {}
     calls = line.get("tool_calls_by_status") or {}
@@ -221,6 +222,7 @@ def _row(line: Mapping[str, Any], rewards: list[str]) -> list[Any]:
         sum(n for status, n in calls.items() if status in FAILED_CALLS),
         line.get("wall_time_s"),
         text[: _TEXT_CHARS * 2].lower(),
+        line.get("cost_usd"),
     ]
 
 
@@ -235,6 +237,7 @@ def _header(source: Source, header: Mapping[str, Any]) -> dict[str, Any]:
         "resumed": len(header.get("resumed_at") or []),
         "model": header.get("model"),
         "model_params": header.get("model_params"),
+        "pricing": header.get("pricing"),
         "config_path": header.get("config_path"),
         "description": config.get("description"),
         "mode": config.get("mode"),

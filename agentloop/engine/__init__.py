@@ -53,6 +53,7 @@ from agentloop.engine._tool_loading import (
     tool_factory,
 )
 from agentloop.engine._trajectory import (
+    FROM_CACHE,
     StepRecord,
     StopReason,
     TokenUsage,
@@ -68,6 +69,7 @@ __all__ = [
     "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
     "DEFAULT_TOOL_TIMEOUT",
     "FAILED_STATUSES",
+    "FROM_CACHE",
     "USER_STOP_SIGNALS",
     "ContentCallParser",
     "ExecutorFactory",

@@ -17,7 +17,13 @@ from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, To
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._retry import RetryPolicy, call_with_retry
 from agentloop.engine._tool_executor import ExecutorFactory, ToolExecutor
-from agentloop.engine._trajectory import StepRecord, StopReason, TokenUsage, ToolCallRecord
+from agentloop.engine._trajectory import (
+    FROM_CACHE,
+    StepRecord,
+    StopReason,
+    TokenUsage,
+    ToolCallRecord,
+)
 
 __all__ = ["AtMaxRounds", "RoundLoop", "ToolBinding", "ToolsInput", "split_tools"]
 
@@ -59,6 +65,8 @@ def _usage(message: AIMessage) -> TokenUsage | None:
         input_tokens=meta.get("input_tokens", 0),
         output_tokens=meta.get("output_tokens", 0),
         total_tokens=meta.get("total_tokens", 0),
+        cached_input_tokens=(meta.get("input_token_details") or {}).get("cache_read") or 0,
+        reasoning_tokens=(meta.get("output_token_details") or {}).get("reasoning") or 0,
     )
 
 
@@ -171,7 +179,12 @@ class RoundLoop:
                 reply = AIMessage(content=getattr(reply, "content", str(reply)))
             reply, calls = pending_calls(reply, self.ids, len(steps), self.parse_content)
             history.append(reply)
-            step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries)
+            step = StepRecord(
+                latency_s=latency,
+                usage=_usage(reply),
+                retries=retries,
+                cached=reply.response_metadata.get(FROM_CACHE) is True,
+            )
             steps.append(step)
             if self.budget is not None:
                 self.budget.message()

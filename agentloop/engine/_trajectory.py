@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_valid
 from agentloop.engine._wire import from_wire, is_wire, message_text, message_to_openai, to_wire
 
 __all__ = [
+    "FROM_CACHE",
     "Side",
     "StepRecord",
     "StopReason",
@@ -49,25 +50,37 @@ StopReason = Literal[
     "user_error",
 ]
 Side = Literal["agent", "user"]
+FROM_CACHE = "agentloop_from_cache"
+"""The ``response_metadata`` key a response cache sets (true) on the replies it serves:
+their step is recorded ``cached``."""
 # Calls that were requested but never executed: they do not make a step a round.
 _NOT_RUN = frozenset({"round_limit", "not_run"})
 
 
 class TokenUsage(BaseModel):
-    """Token counts as the model reported them (zero when it reported none)."""
+    """Token counts as the model reported them (zero when it reported none), read from
+    LangChain's ``usage_metadata``. The cached and reasoning counts are parts of the input
+    and output counts, not additions to them."""
 
     input_tokens: int = 0
-    """Prompt tokens."""
+    """Prompt tokens, those read from the provider's prompt cache included."""
     output_tokens: int = 0
-    """Completion tokens."""
+    """Completion tokens, reasoning tokens included."""
     total_tokens: int = 0
     """Input plus output tokens."""
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider read from its prompt cache (billed at a
+    lower rate): ``input_token_details.cache_read``."""
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, those the model spent reasoning: ``output_token_details.reasoning``."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -114,6 +127,9 @@ class StepRecord(BaseModel):
     """Token usage of this call, when the model reports it."""
     retries: int = 0
     """Temporary errors retried before the call succeeded."""
+    cached: bool = False
+    """The reply came from the response cache (``cache:``): no request was made, nothing
+    was billed; ``usage`` is what the stored reply reported."""
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     """The requested calls, in request order."""
 

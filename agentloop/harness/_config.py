@@ -28,6 +28,7 @@ from agentloop.engine import (
     DEFAULT_TOOL_TIMEOUT,
     USER_STOP_SIGNALS,
 )
+from agentloop.harness._cost import ModelPrice
 from agentloop.harness._toolspecs import parse_environment_spec, parse_tool_spec
 from agentloop.models._reasoning import REASONING_PARAM, Reasoning
 
@@ -202,6 +203,10 @@ class EvalConfig(BaseModel):
     tool_choice, sampling parameters, seed and epoch; live models only."""
     cache_expiry_s: float | None = Field(default=None, gt=0)
     """With ``cache``: seconds after which a stored reply is no longer reused."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """USD per million tokens by model spec (``openai:gpt-4o-mini: {input: 0.15,
+    cached_input: 0.075, output: 0.6}``; optional ``reasoning`` and ``max_input_tokens``):
+    used instead of agentloop's price table (see ``agentloop.harness._cost``)."""
     preflight: bool = True
     """Before the first sample, check with one cheap request that the model's endpoint
     answers (``openai:``); false (or ``--no-preflight``) skips the check."""
@@ -227,6 +232,16 @@ class EvalConfig(BaseModel):
             raise ValueError("a count must be >= 0")
         if isinstance(value, float) and not 0.0 <= value <= 1.0:
             raise ValueError("a fraction must be between 0 and 1")
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _check_price_keys(cls, value: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        bad = [k for k in value if ":" not in k]
+        if bad:
+            raise ValueError(
+                f"{bad[0]!r}: keys are model specs as model: writes them (e.g. openai:{bad[0]})"
+            )
         return value
 
     @field_validator("pass_threshold")

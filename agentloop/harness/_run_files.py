@@ -6,6 +6,8 @@ A run directory ``<output_dir>/<YYYYmmdd-HHMMSS>-<name>/`` holds:
     ``format`` ("agentloop-run/2"; see ``FORMATS``), ``name``, ``created_at`` (ISO 8601, UTC),
     ``config_path``, ``config`` (the effective config; values of secret-named model
     options and params masked), ``model`` (spec), ``model_params`` (masked alike),
+    ``pricing`` (``source`` and ``usd_per_million`` of the model's price, see
+    ``agentloop.harness._cost``),
     ``versions`` (agentloop, langchain-core, langchain-openai, pydantic, anyio, python),
     ``dataset`` (``path``, ``sha256``, ``valid_rows``, ``invalid_lines`` as
     ``file:line: what``), ``inputs`` (tool module and model files, and a
@@ -28,7 +30,9 @@ its result (``agentloop._records.latest_results``, which every reader uses):
     only, the first reply's calls scored and none executed), ``scores`` (reward key ->
     ``{score, reason, details}``), ``passed`` (reward key -> bool, for rewards with a
     pass threshold), ``stop_reason``, ``rounds``, ``tool_calls_by_status``, ``usage``
-    (``input_tokens``, ``output_tokens``, ``total_tokens``), ``wall_time_s`` (the
+    (``input_tokens``, ``output_tokens``, ``total_tokens``, ``cached_input_tokens``,
+    ``reasoning_tokens``), ``cost_usd`` (null when unknown) and ``cost_unknown`` (why),
+    ``wall_time_s`` (the
     sample's wall time, scoring included), ``started_at`` (ISO 8601), ``answer``,
     ``ground_truth``, ``metadata`` (copied from the row, so a results file can be
     re-scored alone) and, last, ``trajectory`` (``Trajectory.model_dump`` JSON, its

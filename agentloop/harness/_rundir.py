@@ -23,6 +23,7 @@ from agentloop._secrets import MASK, is_secret_name
 from agentloop.benchmarks import bfcl_category
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
+from agentloop.harness._cost import resolve_pricing
 from agentloop.harness._dataset import DatasetScan
 from agentloop.harness._lock import RunLock
 from agentloop.harness._prompt import prompt_inputs
@@ -154,6 +155,9 @@ def build_header(
         "model": config.model,
         "model_params": redacted["model_params"],
         "base_url": base_url,
+        "pricing": resolve_pricing(
+            config.model, base_url, config.prices, score_mode=config.mode == "score"
+        ).record(),
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,

@@ -19,6 +19,7 @@ from agentloop.engine import ContentCallParser, Trajectory, run_agent
 from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._config_loading import check_tool_choice
+from agentloop.harness._cost import Pricing, resolve_pricing, sample_cost
 from agentloop.harness._dataset import DatasetScan, iter_samples, scan_dataset
 from agentloop.harness._environment import EnvironmentFactory, environment_input, recorded_states
 from agentloop.harness._prompt import (
@@ -60,6 +61,18 @@ class Prepared:
     """The configured environment, made afresh per (sample, epoch)."""
     user_instructions: str | None = None
     """The simulated user's instructions template, read once (a file's text)."""
+    pricing: Pricing | None = None
+    """How the model's requests are priced; found at the first sample (it needs the open
+    model source's endpoint)."""
+
+    def pricing_for(self, source: ModelSource) -> Pricing:
+        """The run's pricing (``agentloop.harness._cost``), found once."""
+        if self.pricing is None:
+            cfg = self.config
+            self.pricing = resolve_pricing(
+                cfg.model, source.endpoint, cfg.prices, score_mode=cfg.mode == "score"
+            )
+        return self.pricing
 
 
 def _content_parser(config: EvalConfig) -> ContentCallParser | None:
@@ -266,6 +279,7 @@ async def run_sample(
     except Exception as exc:  # a crash in a tool wrapper or the loop: contained
         record.update(status="error", error=f"{type(exc).__name__}: {exc}", error_kind="crash")
     record.update(_trajectory_fields(trajectory))
+    record["cost_usd"], record["cost_unknown"] = sample_cost(trajectory, p.pricing_for(source))
     record.update(
         scores=scores,
         passed=passed,

@@ -152,8 +152,18 @@ class RunSummary(BaseModel):
     """``tool: ExceptionType`` -> calls where the tool raised that (its own bug, not a
     ``ToolException``), over all results."""
     tokens: dict[str, int] = Field(default_factory=dict)
-    """input_tokens, output_tokens, total_tokens spent: over all results, and over the
-    attempts that retries superseded."""
+    """input_tokens, output_tokens, total_tokens, cached_input_tokens (of input_tokens, read
+    from the provider's prompt cache) and reasoning_tokens (of output_tokens), as the model
+    reported them: over all results, and over the attempts that retries superseded.
+    Replies served from the response cache count here too (see ``cost_usd``)."""
+    cost_usd: float | None = 0.0
+    """USD billed for the run's requests: the sum of the results' ``cost_usd`` and of the
+    attempts that retries superseded (replies served from the response cache cost 0).
+    None when any of them has an unknown cost (``cost_unknown`` says why): never a
+    partial sum."""
+    cost_unknown: str | None = None
+    """Why ``cost_usd`` is None: how many results have no known cost, the first one's
+    reason, and what the others cost."""
     model_retries: int = 0
     """Model requests retried after a temporary error (429, 5xx, connection errors,
     timeouts): the sum of the trajectories' ``steps[].retries``."""
@@ -220,6 +230,7 @@ class _Accumulator:
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
         self.metadata = _MetadataTally()
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
+        self.cost = _CostTally()
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -231,6 +242,7 @@ class _Accumulator:
             s.single_turn += 1
         self.counters["tools"].update(line.get("tool_calls_by_status") or {})
         self.counters["tokens"].update(line.get("usage") or {})
+        self.cost.add(line)
         self.counters["cache"].update(line.get("cache") or {})
         steps = (line.get("trajectory") or {}).get("steps") or []
         s.model_retries += sum(int(step.get("retries") or 0) for step in steps)
@@ -304,9 +316,7 @@ class _Accumulator:
         s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
         s.tool_exceptions = dict(self.counters["exceptions"].most_common())
         tokens = self.counters["tokens"]
-        s.tokens = {
-            k: int(tokens.get(k, 0)) for k in ("input_tokens", "output_tokens", "total_tokens")
-        }
+        s.tokens = {k: int(tokens.get(k, 0)) for k in _TOKEN_KEYS}
         if self.counters["cache"]:
             s.cache = {k: int(self.counters["cache"].get(k, 0)) for k in ("hits", "misses")}
         s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
@@ -332,6 +342,47 @@ class _Accumulator:
         if self.offered and not sum(self.counters["tools"].values()):
             s.warnings.append(_no_calls_warning(self.offered))
         return s
+
+
+_TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_input_tokens",
+    "reasoning_tokens",
+)
+
+
+class _CostTally:
+    """USD over result lines, and the lines whose cost is unknown."""
+
+    def __init__(self) -> None:
+        self.usd = 0.0
+        self.lines = 0
+        self.unknown = 0
+        self.reason: str | None = None
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        self.lines += 1
+        if "cost_usd" not in line:
+            reason: str | None = "the result was written before agentloop recorded costs"
+        else:
+            reason = None if line["cost_usd"] is not None else str(line.get("cost_unknown"))
+        if reason is None:
+            self.usd += float(line["cost_usd"])
+            return
+        self.unknown += 1
+        self.reason = self.reason or reason
+
+    def settle(self, summary: RunSummary) -> None:
+        if not self.unknown:
+            summary.cost_usd, summary.cost_unknown = round(self.usd, 10), None
+            return
+        summary.cost_usd = None
+        summary.cost_unknown = (
+            f"{self.unknown} of {self.lines} result(s) have no known cost: {self.reason}"
+            + (f"; the others cost {self.usd:.6f} USD" if self.unknown < self.lines else "")
+        )
 
 
 class _MetadataTally:
@@ -449,8 +500,10 @@ def summarize(
     for line in superseded:
         replaced += 1
         extra.update(line.get("usage") or {})
+        acc.cost.add(line)
     for key in summary.tokens:
         summary.tokens[key] += int(extra.get(key, 0))
+    acc.cost.settle(summary)
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)

@@ -4,7 +4,9 @@ A LangChain ``BaseCache`` set on the live chat model, so it sits where LangChain
 a reply up, whatever the provider. The key hashes LangChain's own description of the
 request (``llm_string``: provider class, model, endpoint, sampling parameters and seed,
 tools and ``tool_choice``), the messages, and the epoch of the sample asking, so that
-epochs stay independent samples. Values are the replies as JSON (LangChain's
+epochs stay independent samples. A reply served from here is marked
+(``response_metadata[FROM_CACHE]``) so that its step is recorded ``cached``, not billed.
+Values are the replies as JSON (LangChain's
 ``message_to_dict``; never a pickle), in one SQLite file that several processes may
 write at once. Hits and misses are counted per sample (``cache_scope``).
 """
@@ -27,6 +29,8 @@ from typing import Any
 from langchain_core.caches import BaseCache
 from langchain_core.messages import message_to_dict, messages_from_dict
 from langchain_core.outputs import ChatGeneration, Generation
+
+from agentloop.engine import FROM_CACHE
 
 __all__ = ["CACHE_FILE", "ResponseCache", "cache_scope", "default_cache_dir"]
 
@@ -108,11 +112,14 @@ class ResponseCache(BaseCache):
             counts["hit" if fresh else "miss"] += 1
         if not fresh:
             return None
-        return [
-            ChatGeneration(message=messages_from_dict([g["message"]])[0],
-                           generation_info=g["generation_info"])
-            for g in json.loads(row[0])
-        ]  # fmt: skip
+        generations = []
+        for g in json.loads(row[0]):
+            message = messages_from_dict([g["message"]])[0]
+            message.response_metadata[FROM_CACHE] = True  # its step costs nothing
+            generations.append(
+                ChatGeneration(message=message, generation_info=g["generation_info"])
+            )
+        return generations
 
     def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
         if not all(isinstance(g, ChatGeneration) for g in return_val):

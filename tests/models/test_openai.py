@@ -77,7 +77,8 @@ def test_tool_round_then_answer_with_usage(stub: StubServer) -> None:
     traj = agent(stub, params={"temperature": 0, "seed": 7, "max_tokens": 50})
     assert traj.stop_reason == "final" and traj.final_answer == "5"
     assert [c.status for c in traj.tool_calls()] == ["ok"]
-    assert traj.usage.model_dump() == {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35}
+    assert traj.usage.model_dump() == {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35,
+                                       "cached_input_tokens": 0, "reasoning_tokens": 0}  # fmt: skip
     assert [s.usage.total_tokens for s in traj.steps if s.usage] == [14, 21]
     first, second = stub.requests
     assert [t["function"]["name"] for t in first["tools"]] == ["add"]

@@ -25,6 +25,12 @@ function fmt(value, digits = 3) {
   return String(value);
 }
 
+// A cost in USD: "unknown" when it is not known (null), never 0.
+function usd(value) {
+  if (value === null || value === undefined) return "unknown";
+  return value.toFixed(value >= 1 ? 4 : 6);
+}
+
 function pretty(value) {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }

@@ -17,6 +17,12 @@ function deltaTable(comparison) {
   const eb = comparison.summary_b.errored;
   table.append(el("tr", {}, el("td", { text: "errored" }), el("td", { text: ea }), el("td", { text: eb }),
     el("td", { text: `${eb - ea >= 0 ? "+" : ""}${eb - ea}` })));
+  const ca = comparison.summary_a.cost_usd;
+  const cb = comparison.summary_b.cost_usd;
+  const known = (v) => v !== null && v !== undefined;
+  table.append(el("tr", {}, el("td", { text: "cost (USD)" }), el("td", { "data-stat": "cost:a", text: usd(ca) }),
+    el("td", { "data-stat": "cost:b", text: usd(cb) }),
+    el("td", { "data-stat": "cost:delta", text: known(ca) && known(cb) ? `${cb - ca >= 0 ? "+" : ""}${(cb - ca).toFixed(6)}` : "-" })));
   return table;
 }
 

@@ -19,6 +19,13 @@ function stat(key, value, digits) {
     text: fmt(value, digits) });
 }
 
+function priceText(pricing) {
+  const price = pricing.usd_per_million;
+  if (!price) return pricing.source;
+  const rates = Object.entries(price).map(([k, v]) => `${k.replaceAll("_", " ")} ${v}`).join(", ");
+  return `USD per million tokens: ${rates} (${pricing.source})`;
+}
+
 function runHeader(header, label) {
   const dataset = header.dataset || {};
   const versions = header.versions || {};
@@ -28,6 +35,7 @@ function runHeader(header, label) {
     kv([
       ["model", el("span", { class: "mono", "data-field": "model", text: header.model || "-" })],
       ["model params", header.model_params ? JSON.stringify(header.model_params) : undefined],
+      ["price", header.pricing ? el("span", { "data-field": "pricing", text: priceText(header.pricing) }) : undefined],
       ["config", header.config_path || "-"],
       ["results", header.rescored
         ? el("span", { class: "mono", "data-field": "results-file", text: `${header.results_file} (re-scored by agentloop score)` })
@@ -84,8 +92,11 @@ function summaryPanel(summary) {
     ["stop reasons", stat("stop_reasons", counts(summary.stop_reasons))],
     ["rounds", el("span", {}, "mean ", stat("rounds:mean", (summary.rounds || {}).mean, 2), ", max ",
       stat("rounds:max", (summary.rounds || {}).max), `; histogram ${counts(summary.rounds_histogram)}`)],
-    ["tokens", el("span", {}, "in ", stat("tokens:input", tok.input_tokens), ", out ",
-      stat("tokens:output", tok.output_tokens), ", total ", stat("tokens:total", tok.total_tokens))],
+    ["tokens", el("span", {}, "in ", stat("tokens:input", tok.input_tokens), " (cached ",
+      stat("tokens:cached_input", tok.cached_input_tokens), "), out ", stat("tokens:output", tok.output_tokens),
+      " (reasoning ", stat("tokens:reasoning", tok.reasoning_tokens), "), total ", stat("tokens:total", tok.total_tokens))],
+    ["cost (USD)", el("span", {}, el("span", { "data-stat": "cost_usd", "data-value": summary.cost_usd ?? "",
+      text: usd(summary.cost_usd) }), summary.cost_unknown ? ` (${summary.cost_unknown})` : "")],
     ["latency (s)", el("span", {}, ...["p50", "p90", "p99", "mean", "max"].flatMap((p) =>
       [`${p} `, stat(`latency:${p}`, lat[p]), " "]))],
     ["model retries", stat("model_retries", summary.model_retries)],
@@ -108,7 +119,9 @@ function runColumns() {
     { label: "rounds", width: "5rem", value: (i) => rows[i][6], cell: (i) => fmt(rows[i][6]), cls: () => "num" },
     { label: "stop", width: "7rem", value: (i) => rows[i][7], cell: (i) => rows[i][7] || "-" },
     { label: "tool calls", width: "6rem", value: (i) => rows[i][8], cell: (i) => rows[i][9] ? `${rows[i][8]} (${rows[i][9]} failed)` : fmt(rows[i][8]), cls: () => "num" },
-    { label: "latency s", width: "6rem", value: (i) => rows[i][10], cell: (i) => fmt(rows[i][10]), cls: () => "num" });
+    { label: "latency s", width: "6rem", value: (i) => rows[i][10], cell: (i) => fmt(rows[i][10]), cls: () => "num" },
+    { label: "cost $", title: "USD billed for the sample's requests", width: "6rem", value: (i) => rows[i][12],
+      cell: (i) => usd(rows[i][12]), cls: () => "num" });
   return cols;
 }
 
