@@ -169,24 +169,39 @@ def _step_cost(step: StepRecord, price: ModelPrice) -> float | str:
     return dollars / _MILLION
 
 
-def sample_cost(trajectory: Trajectory | None, pricing: Pricing) -> tuple[float | None, str | None]:
-    """(USD, None) for one sample's billed requests, or (None, why it is unknown).
-
-    Steps served from the response cache are not billed; neither is the failed request
-    that ended a run with a model error (it has no usage)."""
-    steps = list(trajectory.steps) if trajectory is not None else []
-    failed = trajectory is not None and trajectory.stop_reason == "error"
+def _steps_cost(steps: list[StepRecord], pricing: Pricing, failed: bool) -> float | str:
+    """USD of one model's requests, or why it is unknown. Steps served from the response
+    cache are not billed; neither is the request that failed (``failed``: it reported no
+    usage)."""
     if failed and steps and steps[-1].usage is None:
-        steps.pop()
+        steps = steps[:-1]
     billed = [step for step in steps if not step.cached]
     if not billed or pricing.free:
-        return 0.0, None
+        return 0.0
     if pricing.price is None:
-        return None, pricing.source
+        return pricing.source
     total = 0.0
     for step in billed:
         cost = _step_cost(step, pricing.price)
         if isinstance(cost, str):
-            return None, cost
+            return cost
         total += cost
-    return round(total, 10), None
+    return total
+
+
+def sample_cost(
+    trajectory: Trajectory | None, pricing: Pricing, user_pricing: Pricing | None = None
+) -> tuple[float | None, str | None]:
+    """(USD, None) for one sample's billed requests, or (None, why it is unknown): the
+    agent's at ``pricing``, a simulated user's (``user_steps``) at ``user_pricing``."""
+    if trajectory is None:
+        return 0.0, None
+    stop = trajectory.stop_reason
+    costs = [_steps_cost(list(trajectory.steps), pricing, stop == "error")]
+    if trajectory.user_steps:
+        side = user_pricing or pricing  # None in score mode, where neither side is billed
+        costs.append(_steps_cost(list(trajectory.user_steps), side, stop == "user_error"))
+    for cost in costs:
+        if isinstance(cost, str):
+            return None, cost
+    return round(sum(costs), 10), None  # type: ignore[arg-type]

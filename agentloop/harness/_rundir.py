@@ -158,6 +158,10 @@ def build_header(
         "pricing": resolve_pricing(
             config.model, base_url, config.prices, score_mode=config.mode == "score"
         ).record(),
+        **({} if config.user is None else {"user_pricing": resolve_pricing(
+            config.user.model, config.user.model_options.get("base_url"), config.prices,
+            score_mode=config.mode == "score",
+        ).record()}),  # fmt: skip
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,

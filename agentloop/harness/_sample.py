@@ -61,18 +61,20 @@ class Prepared:
     """The configured environment, made afresh per (sample, epoch)."""
     user_instructions: str | None = None
     """The simulated user's instructions template, read once (a file's text)."""
-    pricing: Pricing | None = None
-    """How the model's requests are priced; found at the first sample (it needs the open
-    model source's endpoint)."""
+    pricing: dict[str, Pricing] = field(default_factory=dict)
+    """How each side's requests are priced (``agent``, ``user``); found at the first sample
+    (it needs the open model source's endpoint)."""
 
-    def pricing_for(self, source: ModelSource) -> Pricing:
-        """The run's pricing (``agentloop.harness._cost``), found once."""
-        if self.pricing is None:
+    def pricing_for(self, source: ModelSource, side: str = "agent") -> Pricing:
+        """The pricing (``agentloop.harness._cost``) of the agent's model or, ``side="user"``,
+        the simulated user's; found once."""
+        if side not in self.pricing:
             cfg = self.config
-            self.pricing = resolve_pricing(
-                cfg.model, source.endpoint, cfg.prices, score_mode=cfg.mode == "score"
+            spec = cfg.model if side == "agent" else cfg.user.model if cfg.user else None
+            self.pricing[side] = resolve_pricing(
+                spec, source.endpoint, cfg.prices, score_mode=cfg.mode == "score"
             )
-        return self.pricing
+        return self.pricing[side]
 
 
 def _content_parser(config: EvalConfig) -> ContentCallParser | None:
@@ -279,7 +281,10 @@ async def run_sample(
     except Exception as exc:  # a crash in a tool wrapper or the loop: contained
         record.update(status="error", error=f"{type(exc).__name__}: {exc}", error_kind="crash")
     record.update(_trajectory_fields(trajectory))
-    record["cost_usd"], record["cost_unknown"] = sample_cost(trajectory, p.pricing_for(source))
+    user_pricing = p.pricing_for(user_source, "user") if user_source is not None else None
+    record["cost_usd"], record["cost_unknown"] = sample_cost(
+        trajectory, p.pricing_for(source), user_pricing
+    )
     record.update(
         scores=scores,
         passed=passed,

@@ -205,9 +205,11 @@ class HelpDeskServer:
             said = sum(m["role"] == "assistant" for m in messages)
             usage = {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
             return reply(["Move me to gold.", "Thanks! ###STOP###"][min(said, 1)], usage=usage)
+        usage = {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
         if messages[-1]["role"] == "tool":
-            return reply("You are on gold.")
-        return reply(tool_calls=[stub_call("change_plan", {"name": "ann", "plan": "gold"}, "c1")])
+            return reply("You are on gold.", usage=usage)
+        call = stub_call("change_plan", {"name": "ann", "plan": "gold"}, "c1")
+        return reply(tool_calls=[call], usage=usage)
 
 
 def test_the_user_model_live_through_openai_and_cached(tmp_path: Path) -> None:
@@ -216,6 +218,8 @@ def test_the_user_model_live_through_openai_and_cached(tmp_path: Path) -> None:
         config = setup(
             tmp_path, [desk_row("ann")], model="openai:stub-model", model_options=live,
             preflight=False, cache=str(tmp_path / "cache"),
+            prices={"openai:stub-model": {"input": 1, "output": 2},
+                    "openai:stub-user": {"input": 10, "output": 100}},
             user={"model": "openai:stub-user", "model_options": live,
                   "model_params": {"temperature": 0.5},
                   "instructions": "You are a customer. {scenario}"},
@@ -237,11 +241,17 @@ def test_the_user_model_live_through_openai_and_cached(tmp_path: Path) -> None:
                 {"role": "user", "content": "You are on gold."},
             ]
             assert line["trajectory"]["user_usage"]["total_tokens"] == 18
+            # Both sides are billed, each at its own model's price (USD per million tokens).
+            agent_usd, user_usd = 2 * (3 * 1 + 1 * 2), 2 * (7 * 10 + 2 * 100)
+            assert line["cost_usd"] == pytest.approx((agent_usd + user_usd) / 1e6)
+            header = json.loads((only_run_dir(tmp_path / "runs") / "run.json").read_text())
+            assert header["user_pricing"]["usd_per_million"] == {"input": 10.0, "output": 100.0}
             # The same run again: every reply of both sides comes from the cache.
             assert main(["run", str(config), "--output-dir", str(tmp_path / "again")]) == 0
             assert len(stub.requests) == 4
             (cached,) = read_results(only_run_dir(tmp_path / "again"))
             assert cached["cache"] == {"hits": 4, "misses": 0}
+            assert cached["cost_usd"] == 0.0  # nothing was requested, nothing billed
             for side in ("messages", "user_messages"):  # as sent (reply ids and costs differ)
                 assert openai_only(cached["trajectory"][side]) == openai_only(
                     line["trajectory"][side]
