@@ -13,10 +13,11 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
-from pydantic import PrivateAttr, SecretStr
+from pydantic import PrivateAttr, SecretStr, model_validator
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
+from agentloop.models._raw_completions import RawChatCompletions
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -56,6 +57,12 @@ class CompatChatOpenAI(ChatOpenAI):
     """Requests in flight at once through this client (None: no limit); requests wait
     their turn before the clock of ``request_timeout`` starts."""
     _slots: anyio.Semaphore | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _raw_requests(self) -> CompatChatOpenAI:
+        """Chat requests skip the SDK's typed transformation (see ``_raw_completions``)."""
+        self.async_client = RawChatCompletions(self.root_async_client)
+        return self
 
     async def _agenerate(
         self,
