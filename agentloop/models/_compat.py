@@ -13,6 +13,11 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models.base import (
+    _add_gateway_metadata,
+    _handle_openai_api_error,
+    _handle_openai_bad_request,
+)
 from pydantic import PrivateAttr, SecretStr, model_validator
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
@@ -73,16 +78,49 @@ class CompatChatOpenAI(ChatOpenAI):
     ) -> ChatResult:
         try:
             if self.max_concurrent_requests is None:
-                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+                return await self._complete(messages, stop, run_manager, **kwargs)
             if self._slots is None:  # made lazily: it belongs to the running event loop
                 self._slots = anyio.Semaphore(self.max_concurrent_requests)
             async with self._slots:
-                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+                return await self._complete(messages, stop, run_manager, **kwargs)
         except Exception as exc:
             self._scrub_key(exc)
             if isinstance(exc, openai.APIConnectionError):
                 self._name_endpoint(exc)
             raise
+
+    async def _complete(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run_manager: AsyncCallbackManagerForLLMRun | None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """``ChatOpenAI._agenerate``'s chat-completions request, the same steps and errors,
+        except that the reply is read here rather than handed to a thread and back (a
+        thread hop per request costs more than the reading; the result is the same)."""
+        payload = self._get_request_payload(messages, stop=stop, **kwargs)
+        if "response_format" in payload or self._use_responses_api(payload):
+            return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        raw_response = None
+        try:
+            raw_response = await self.async_client.with_raw_response.create(**payload)
+            response = raw_response.parse()
+        except openai.BadRequestError as exc:
+            _handle_openai_bad_request(exc)  # raises LangChain's error for it
+            raise
+        except openai.APIError as exc:
+            _handle_openai_api_error(exc)  # likewise
+            raise
+        except Exception as exc:
+            if raw_response is not None and hasattr(raw_response, "http_response"):
+                exc.response = raw_response.http_response  # type: ignore[attr-defined]
+            raise
+        generation_info: dict[str, Any] = {}
+        if self.include_response_headers:
+            generation_info["headers"] = dict(raw_response.headers)
+        _add_gateway_metadata(generation_info, raw_response)
+        return self._create_chat_result(response, generation_info)
 
     def mask_key(self, text: str) -> str:
         """``text`` with the API key (6 characters or more) replaced by ``***``."""

@@ -8,6 +8,7 @@ bytes sent, the headers, the retries, the errors and the recorded trajectories.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ import openai
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
 
 from agentloop import RetryPolicy, Trajectory, run_agent
 from agentloop.models import open_model
@@ -51,8 +53,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _sdk_path(model: CompatChatOpenAI) -> None:
-    """The request path before: the SDK's typed ``create``."""
+    """The request path before: LangChain's ``_agenerate`` and the SDK's typed ``create``."""
     model.async_client = model.root_async_client.chat.completions
+    object.__setattr__(model, "_complete", functools.partial(ChatOpenAI._agenerate, model))
 
 
 def _headers(stub: StubServer) -> list[dict[str, str]]:
