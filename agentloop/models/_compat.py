@@ -8,10 +8,16 @@ from typing import Any, Literal
 
 import anyio
 import openai
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManager, AsyncCallbackManagerForLLMRun
+from langchain_core.globals import get_llm_cache
 from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models.chat_models import _gen_info_and_msg_metadata
 from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
 from langchain_core.outputs import ChatResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
+from langchain_core.utils.utils import LC_ID_PREFIX
+from langchain_core.utils.uuid import uuid7
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import (
     _add_gateway_metadata,
@@ -68,6 +74,52 @@ class CompatChatOpenAI(ChatOpenAI):
         """Chat requests skip the SDK's typed transformation (see ``_raw_completions``)."""
         self.async_client = RawChatCompletions(self.root_async_client)
         return self
+
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """``BaseChatModel.ainvoke``, without its callback machinery when nothing would
+        observe it (no callback handler, no tracer, no cache, no rate limiter, no
+        streaming): then the reply is the same message, its id and response metadata
+        made as LangChain makes them. Otherwise LangChain's own ``ainvoke``."""
+        if not self._unobserved(config, kwargs):
+            return await super().ainvoke(input, config, stop=stop, **kwargs)
+        messages = self._convert_input(input).to_messages()
+        result = await self._agenerate(messages, stop=stop, **kwargs)
+        run_id = uuid7()  # what LangChain's callback manager names the run
+        for index, generation in enumerate(result.generations):
+            if generation.message.id is None:
+                generation.message.id = f"{LC_ID_PREFIX}-{run_id}-{index}"
+            generation.message.response_metadata = _gen_info_and_msg_metadata(generation)
+        if len(result.generations) == 1 and result.llm_output is not None:
+            message = result.generations[0].message
+            message.response_metadata = {**result.llm_output, **message.response_metadata}
+        reply = result.generations[0].message
+        if not isinstance(reply, AIMessage):
+            raise TypeError(f"a chat completion gave {type(reply).__name__}, not AIMessage")
+        return reply
+
+    def _unobserved(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> bool:
+        """True when no callback, tracer, cache, rate limiter or stream would see a call."""
+        if self.streaming or kwargs.get("stream") or self.output_version == "v1":
+            return False
+        if self.rate_limiter is not None or self.cache not in (None, False):
+            return False
+        if self.cache is None and get_llm_cache() is not None:
+            return False
+        config = ensure_config(config)
+        if config.get("run_id") is not None:
+            return False
+        manager = AsyncCallbackManager.configure(
+            config.get("callbacks"), self.callbacks, self.verbose,
+            config.get("tags"), self.tags, config.get("metadata"), self.metadata,
+        )  # fmt: skip
+        return not manager.handlers
 
     async def _agenerate(
         self,

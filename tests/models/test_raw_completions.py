@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import openai
 import pytest
+from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
@@ -53,8 +54,10 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _sdk_path(model: CompatChatOpenAI) -> None:
-    """The request path before: LangChain's ``_agenerate`` and the SDK's typed ``create``."""
+    """The request path before: LangChain's ``ainvoke`` and ``_agenerate``, and the SDK's
+    typed ``create``."""
     model.async_client = model.root_async_client.chat.completions
+    object.__setattr__(model, "ainvoke", functools.partial(ChatOpenAI.ainvoke, model))
     object.__setattr__(model, "_complete", functools.partial(ChatOpenAI._agenerate, model))
 
 
@@ -166,6 +169,8 @@ def test_a_tool_conversation_sends_the_same_bytes_and_records_the_same_trajector
     assert new.raw == old.raw  # the same path, query and body bytes, request by request
     assert _headers(new) == _headers(old)
     assert _scrubbed(after) == _scrubbed(before)
+    ids = [m.id for m in after.messages if isinstance(m, AIMessage) and m.response_metadata]
+    assert len(ids) == 4 and all(re.fullmatch(r"lc_run--[0-9a-f-]{36}-0", i or "") for i in ids)
     # The fields really were sent (the comparison is not between two empty bodies).
     first = new.requests[0]
     assert first["seed"] == 7 and first["top_k"] == 20 and first["temperature"] == 0.3
@@ -297,3 +302,32 @@ def test_a_timeout_is_retried_and_reported_the_same_way() -> None:
     (old_text, _), (new_text, _) = both_paths([reply("late", delay=2.0)], timed_out,
                                               options=options)  # fmt: skip
     assert new_text == old_text and new_text.startswith("OpenAITimeoutError: ")
+
+
+class _Seen(AsyncCallbackHandler):
+    def __init__(self) -> None:
+        self.starts = 0
+        self.ends: list[Any] = []
+
+    async def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
+        self.starts += 1
+
+    async def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        self.ends.append(response)
+
+
+def test_a_callback_handler_still_sees_every_model_call() -> None:
+    """The shortcut past LangChain's callback machinery is only taken when nothing
+    watches: a handler (a tracer, say) sees each call and its reply as before."""
+
+    async def run(model: CompatChatOpenAI) -> Any:
+        seen = _Seen()
+        with_handler = await model.ainvoke("hi", config={"callbacks": [seen]})
+        plain = await model.ainvoke("hi")
+        return seen, with_handler, plain
+
+    (_, _), ((seen, with_handler, plain), stub) = both_paths([reply("a"), reply("b")], run)
+    assert seen.starts == 1 and len(seen.ends) == 1 and len(stub.requests) == 2
+    assert seen.ends[0].generations[0][0].message is with_handler
+    assert with_handler.content == "a" and plain.content == "b"
+    assert plain.response_metadata["model_name"] == with_handler.response_metadata["model_name"]
