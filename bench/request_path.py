@@ -103,7 +103,7 @@ async def _serve_connection(
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
+            method = lines[0].split(" ", 1)[0]
             length = 0
             for line in lines[1:]:
                 if line.lower().startswith("content-length:"):
@@ -197,7 +197,9 @@ async def _sdk_loop(url: str, samples: int) -> int:
             messages: list[Any] = [{"role": "user", "content": "add things"}]
             while True:
                 completion = await client.chat.completions.create(
-                    model=MODEL, messages=messages, tools=[ADD_SCHEMA]  # type: ignore[list-item]
+                    model=MODEL,
+                    messages=messages,
+                    tools=[ADD_SCHEMA],  # type: ignore[list-item]
                 )
                 requests += 1
                 message = completion.choices[0].message

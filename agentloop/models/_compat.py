@@ -277,4 +277,3 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.followup_tool_choice == "auto_if_forced":
             return "auto" if _is_forced(bound) else bound
         return self.followup_tool_choice
-

@@ -51,7 +51,7 @@ class RawChatCompletions(AsyncCompletions):
         extra_headers: dict[str, str] | None = None,
         extra_query: dict[str, object] | None = None,
         extra_body: dict[str, object] | None = None,
-        timeout: float | None | NotGiven = not_given,
+        timeout: float | NotGiven | None = not_given,
         **params: Any,
     ) -> Any:
         unknown = sorted(set(params) - _KNOWN)

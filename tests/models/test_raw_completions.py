@@ -112,18 +112,26 @@ def both_paths(
     return outcomes[0], outcomes[1]
 
 
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
 def _conversation() -> list[Any]:
     """Every kind of message LangChain sends: system, user (text and parts), an earlier
     assistant turn with calls and text, tool results (text and JSON), non-ASCII text."""
     return [
-        SystemMessage("You are terse. Ünïcödé: ✓ — \"quotes\" and \\ backslashes"),
-        HumanMessage(content=[
-            {"type": "text", "text": "Look at this and add things."},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
-        ]),  # fmt: skip
-        AIMessage(content="Let me check.", tool_calls=[
-            {"name": "describe", "args": {"city": "Zürich", "tags": ["a", "b"]}, "id": "old1"},
-        ]),  # fmt: skip
+        SystemMessage('You are terse. Ünïcödé: ✓ — "quotes" and \\ backslashes'),
+        HumanMessage(
+            content=[
+                {"type": "text", "text": "Look at this and add things."},
+                {"type": "image_url", "image_url": {"url": PNG}},
+            ]
+        ),
+        AIMessage(
+            content="Let me check.",
+            tool_calls=[
+                {"name": "describe", "args": {"city": "Zürich", "tags": ["a", "b"]}, "id": "old1"}
+            ],
+        ),
         ToolMessage('{"city": "Zürich", "temp": 21.5}', tool_call_id="old1"),
         AIMessage("It is 21.5 °C in Zürich."),
         HumanMessage("Now add 2 and 3, and 4 and 5, then describe Oslo.", name="tester"),
