@@ -365,6 +365,7 @@ def main() -> None:
         return
 
     per_request = ROUNDS + 1
+    print(f"load average at the start: {_load()} (other processes share the cores)")
     print(f"{os.cpu_count()} cores; {args.samples} samples of {per_request} requests per "
           f"client process after {args.warmup} warm-up samples; {args.runs} processes each; "
           f"server at zero latency\n")  # fmt: skip
@@ -395,6 +396,11 @@ def main() -> None:
           f"{out['wall_s']:.2f} s wall, ideal {ideal:.2f} s ({out['wall_s'] / ideal:.2f}x, "
           f"target <= 1.3x); client CPU {out['cpu_s']:.2f} s "
           f"({out['cpu_s'] / n * 1000:.2f} ms/sample)")  # fmt: skip
+    print(f"load average at the end: {_load()}")
+
+
+def _load() -> str:
+    return ", ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":
