@@ -90,6 +90,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py
 	$(PY) bench/harness_bench.py
+	$(PY) bench/request_path.py
 	$(PY) bench/ray_bench.py
 	$(PY) bench/view_bench.py
 	$(PY) bench/bfcl_agreement.py --speed-only --speed 5

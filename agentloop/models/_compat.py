@@ -8,15 +8,27 @@ from typing import Any, Literal
 
 import anyio
 import openai
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManager, AsyncCallbackManagerForLLMRun
+from langchain_core.globals import get_llm_cache
 from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models.chat_models import _gen_info_and_msg_metadata
 from langchain_core.messages import AIMessage, BaseMessage, InvalidToolCall
 from langchain_core.outputs import ChatResult
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
+from langchain_core.utils.utils import LC_ID_PREFIX
+from langchain_core.utils.uuid import uuid7
 from langchain_openai import ChatOpenAI
-from pydantic import PrivateAttr, SecretStr
+from langchain_openai.chat_models.base import (
+    _add_gateway_metadata,
+    _handle_openai_api_error,
+    _handle_openai_bad_request,
+)
+from pydantic import PrivateAttr, SecretStr, model_validator
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
+from agentloop.models._raw_completions import RawChatCompletions
 from agentloop.models._reasoning import REASONING_FIELDS, send_reasoning_back
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
@@ -64,6 +76,58 @@ class CompatChatOpenAI(ChatOpenAI):
     their turn before the clock of ``request_timeout`` starts."""
     _slots: anyio.Semaphore | None = PrivateAttr(default=None)
 
+    @model_validator(mode="after")
+    def _raw_requests(self) -> CompatChatOpenAI:
+        """Chat requests skip the SDK's typed transformation (see ``_raw_completions``)."""
+        self.async_client = RawChatCompletions(self.root_async_client)
+        return self
+
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """``BaseChatModel.ainvoke``, without its callback machinery when nothing would
+        observe it (no callback handler, no tracer, no cache, no rate limiter, no
+        streaming): then the reply is the same message, its id and response metadata
+        made as LangChain makes them. Otherwise LangChain's own ``ainvoke``."""
+        if not self._unobserved(config, kwargs):
+            return await super().ainvoke(input, config, stop=stop, **kwargs)
+        messages = self._convert_input(input).to_messages()
+        result = await self._agenerate(messages, stop=stop, **kwargs)
+        run_id = uuid7()  # what LangChain's callback manager names the run
+        for index, generation in enumerate(result.generations):
+            if generation.message.id is None:
+                generation.message.id = f"{LC_ID_PREFIX}-{run_id}-{index}"
+            generation.message.response_metadata = _gen_info_and_msg_metadata(generation)
+        if len(result.generations) == 1 and result.llm_output is not None:
+            message = result.generations[0].message
+            message.response_metadata = {**result.llm_output, **message.response_metadata}
+        reply = result.generations[0].message
+        if not isinstance(reply, AIMessage):
+            raise TypeError(f"a chat completion gave {type(reply).__name__}, not AIMessage")
+        return reply
+
+    def _unobserved(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> bool:
+        """True when no callback, tracer, cache, rate limiter or stream would see a call."""
+        if self.streaming or kwargs.get("stream") or self.output_version == "v1":
+            return False
+        if self.rate_limiter is not None or self.cache not in (None, False):
+            return False
+        if self.cache is None and get_llm_cache() is not None:
+            return False
+        config = ensure_config(config)
+        if config.get("run_id") is not None:
+            return False
+        manager = AsyncCallbackManager.configure(
+            config.get("callbacks"), self.callbacks, self.verbose,
+            config.get("tags"), self.tags, config.get("metadata"), self.metadata,
+        )  # fmt: skip
+        return not manager.handlers
+
     async def _agenerate(
         self,
         messages: list[BaseMessage],
@@ -73,16 +137,49 @@ class CompatChatOpenAI(ChatOpenAI):
     ) -> ChatResult:
         try:
             if self.max_concurrent_requests is None:
-                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+                return await self._complete(messages, stop, run_manager, **kwargs)
             if self._slots is None:  # made lazily: it belongs to the running event loop
                 self._slots = anyio.Semaphore(self.max_concurrent_requests)
             async with self._slots:
-                return await super()._agenerate(messages, stop, run_manager, **kwargs)
+                return await self._complete(messages, stop, run_manager, **kwargs)
         except Exception as exc:
             self._scrub_key(exc)
             if isinstance(exc, openai.APIConnectionError):
                 self._name_endpoint(exc)
             raise
+
+    async def _complete(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        run_manager: AsyncCallbackManagerForLLMRun | None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """``ChatOpenAI._agenerate``'s chat-completions request, the same steps and errors,
+        except that the reply is read here rather than handed to a thread and back (a
+        thread hop per request costs more than the reading; the result is the same)."""
+        payload = self._get_request_payload(messages, stop=stop, **kwargs)
+        if "response_format" in payload or self._use_responses_api(payload):
+            return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        raw_response = None
+        try:
+            raw_response = await self.async_client.with_raw_response.create(**payload)
+            response = raw_response.parse()
+        except openai.BadRequestError as exc:
+            _handle_openai_bad_request(exc)  # raises LangChain's error for it
+            raise
+        except openai.APIError as exc:
+            _handle_openai_api_error(exc)  # likewise
+            raise
+        except Exception as exc:
+            if raw_response is not None and hasattr(raw_response, "http_response"):
+                exc.response = raw_response.http_response  # type: ignore[attr-defined]
+            raise
+        generation_info: dict[str, Any] = {}
+        if self.include_response_headers:
+            generation_info["headers"] = dict(raw_response.headers)
+        _add_gateway_metadata(generation_info, raw_response)
+        return self._create_chat_result(response, generation_info)
 
     def mask_key(self, text: str) -> str:
         """``text`` with the API key (6 characters or more) replaced by ``***``."""
@@ -214,4 +311,3 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.followup_tool_choice == "auto_if_forced":
             return "auto" if _is_forced(bound) else bound
         return self.followup_tool_choice
-

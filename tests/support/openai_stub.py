@@ -90,6 +90,8 @@ class StubServer:
         """Bodies of the chat completion requests, in arrival order."""
         self.headers: list[dict[str, str]] = []
         """Headers of those requests."""
+        self.raw: list[tuple[str, bytes]] = []
+        """Path (with query) and body bytes of those requests, as sent."""
         self.script: deque[StubResponse] = deque()
         self.handler = handler
         """Computes the answer when the script is empty (gets the request body)."""
@@ -171,12 +173,14 @@ class StubServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                data = self.rfile.read(length)
+                body = json.loads(data or b"{}")
+                if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
                     self._send(error(404, f"no route {self.path}"))
                     return
                 with stub._lock:
                     stub.requests.append(body)
+                    stub.raw.append((self.path, data))
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     stub.in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
