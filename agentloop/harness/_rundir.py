@@ -130,6 +130,18 @@ def _versions() -> dict[str, str]:
     return found
 
 
+def _user_pricing(config: EvalConfig) -> dict[str, Any]:
+    """``user_pricing`` of a run with a simulated user (its model is priced on its own)."""
+    if config.user is None:
+        return {}
+    user = config.user
+    pricing = resolve_pricing(
+        user.model, user.model_options.get("base_url"), config.prices,
+        score_mode=config.mode == "score",
+    )  # fmt: skip
+    return {"user_pricing": pricing.record()}
+
+
 def build_header(
     config: EvalConfig,
     config_path: str | None,
@@ -158,10 +170,7 @@ def build_header(
         "pricing": resolve_pricing(
             config.model, base_url, config.prices, score_mode=config.mode == "score"
         ).record(),
-        **({} if config.user is None else {"user_pricing": resolve_pricing(
-            config.user.model, config.user.model_options.get("base_url"), config.prices,
-            score_mode=config.mode == "score",
-        ).record()}),  # fmt: skip
+        **_user_pricing(config),
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,
