@@ -44,13 +44,17 @@ def diagnose(
     if expected is not None and generated is not None:
         m, g = expected.matcher, generated.args
         if m.kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
+            present = 0
             for key, member in m.operand.items():
                 if key not in g:
                     if not member.optional:
                         missing.append(str(key))
-                elif not matches(g[key], member, numeric):
-                    mismatched.append(str(key))
-            extra = [str(k) for k in g if k not in m.operand]
+                else:
+                    present += 1
+                    if not matches(g[key], member, numeric):
+                        mismatched.append(str(key))
+            if present < len(g):
+                extra = [str(k) for k in g if k not in m.operand]
             n = len(m.operand)
             agreement = (n - len(missing) - len(mismatched)) / n if n else 1.0
         elif matches(g, m, numeric):

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from agentloop._tool_calls import (
     NOT_A_CALL,
+    ReadCall,
     block_items,
     call_fields,
     decode_arguments,
-    read_as_sent,
     read_call,
     tool_call_blocks,
 )
@@ -36,18 +36,13 @@ __all__ = [
     "calls_from_message",
     "collect_calls",
     "deserialize_args",
-    "last_message_calls",
     "parse_content_calls",
 ]
 
 _NOT_ASSISTANT = frozenset(("user", "system", "tool", "developer", "function"))
 
 
-class Call(NamedTuple):
-    """One tool call reduced to what is compared: its name and deserialized arguments."""
-
-    name: str
-    args: Any
+Call = ReadCall  # one call: its name, its arguments (as compared) and its problem, if any
 
 
 def deserialize_args(value: Any) -> Any:
@@ -61,21 +56,12 @@ def deserialize_args(value: Any) -> Any:
     return decode_arguments(value)[0]
 
 
-def _call_from_item(item: Any, as_sent: bool = False) -> Call | None:
-    """One call in any accepted shape, or None when it is not a call; ``as_sent``: its
-    arguments as a strict JSON reader reads the text the model sent (BFCL's decoder)."""
-    read = read_as_sent(item) if as_sent else read_call(item)
-    return None if read.problem is NOT_A_CALL else Call(read.name, read.args)
-
-
-def calls_from_items(
-    items: Any, notes: list[str], where: str, as_sent: bool = False
-) -> list[Call]:
+def calls_from_items(items: Any, notes: list[str], where: str, as_sent: bool = False) -> list[Call]:
     """Calls of a ``tool_calls`` list; items that are not calls are noted and skipped.
 
     >>> notes = []
     >>> calls_from_items([{"name": "f", "args": {"x": 1}}, 42], notes, "gt"), notes
-    ([Call(name='f', args={'x': 1})], ['gt: tool call 1 has no name or function; skipped'])
+    ([ReadCall(name='f', args={'x': 1}, problem=None)], ['gt: tool call 1 has no name or function; skipped'])
     """
     if not items:
         return []
@@ -86,8 +72,8 @@ def calls_from_items(
         return []
     calls = []
     for i, item in enumerate(items):
-        call = _call_from_item(item, as_sent)
-        if call is None:
+        call = read_call(item, as_sent)
+        if call.problem is NOT_A_CALL:
             notes.append(f"{where}: tool call {i} has no name or function; skipped")
         else:
             calls.append(call)
@@ -100,7 +86,7 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
     >>> notes = []
     >>> text = '<tool_call>{"name": "f", "parameters": {}}</tool_call><tool_call>{oops</tool_call>'
     >>> parse_content_calls(text, notes), notes
-    ([Call(name='f', args={})], ['content: <tool_call> block 1 is not valid JSON; skipped'])
+    ([ReadCall(name='f', args={}, problem=None)], ['content: <tool_call> block 1 is not valid JSON; skipped'])
     """
     calls = []
     for i, body in enumerate(tool_call_blocks(text)):
@@ -110,11 +96,10 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
             continue
         skipped = 0
         for item in items:
-            call = _call_from_item(item) if isinstance(item, dict) else None
-            if call is None:
-                skipped += 1
-            else:
+            if isinstance(item, dict) and (call := read_call(item)).problem is not NOT_A_CALL:
                 calls.append(call)
+            else:
+                skipped += 1
         if skipped or not items:
             what = "is not a call object" if skipped == len(items) else f"has {skipped} non-calls"
             notes.append(f"{where}: <tool_call> block {i} {what}; skipped")
@@ -134,7 +119,7 @@ def calls_from_message(
     >>> from langchain_core.messages import AIMessage
     >>> msg = AIMessage("", tool_calls=[{"name": "f", "args": {"q": 1}, "id": "1"}])
     >>> calls_from_message(msg, [])
-    [Call(name='f', args={'q': 1})]
+    [ReadCall(name='f', args={'q': 1}, problem=None)]
     """
     raw = _get(msg, "tool_calls")
     invalid = _get(msg, "invalid_tool_calls")  # LangChain keeps malformed calls apart
@@ -146,15 +131,6 @@ def calls_from_message(
         return []
     text = text_of(_get(msg, "content"))
     return parse_content_calls(text, notes, where) if "<tool_call>" in text else []
-
-
-def last_message_calls(messages: Any, notes: list[str]) -> list[Call]:
-    """The generation's calls: the last message of a list (reference semantics).
-
-    >>> last_message_calls([{"role": "assistant", "content": None}], [])
-    []
-    """
-    return calls_from_message(messages[-1], notes, "last message")
 
 
 def _trajectory_calls(traj: Any, notes: list[str], as_sent: bool) -> list[Call]:
@@ -176,7 +152,7 @@ def collect_calls(
     as a strict JSON reader reads the text the model sent (``read_as_sent``; BFCL's).
 
     >>> collect_calls('{"tool_calls": [{"name": "f", "arguments": "{}"}]}', [])
-    [Call(name='f', args={})]
+    [ReadCall(name='f', args={}, problem=None)]
     """
     if obj is None:
         return []
@@ -203,8 +179,8 @@ def collect_calls(
     if isinstance(obj, Mapping) and not isinstance(obj, dict):
         obj = dict(obj)
     if not isinstance(obj, (dict, list, tuple)) and not is_message(obj):
-        call = _call_from_item(obj, as_sent)
-        if call is None:
+        call = read_call(obj, as_sent)
+        if call.problem is NOT_A_CALL:
             notes.append(f"{where}: unsupported {type(obj).__name__}; no calls")
             return []
         return [call]
@@ -227,7 +203,7 @@ def _list_calls(
                 start = len(calls)
                 for each in raw:
                     # not a call: the general path below notes it
-                    if (call := _call_from_item(each, as_sent)) is None:
+                    if (call := read_call(each, as_sent)).problem is NOT_A_CALL:
                         del calls[start:]
                         break
                     calls.append(call)
@@ -240,7 +216,7 @@ def _list_calls(
         elif (  # a bare call, not a message
             type(item) is dict
             and not ("role" in item or "tool_calls" in item or "content" in item)
-            and (call := _call_from_item(item, as_sent)) is not None
+            and (call := read_call(item, as_sent)).problem is not NOT_A_CALL
         ):
             calls.append(call)
             continue
@@ -251,8 +227,8 @@ def _list_calls(
                 item, notes, here, from_content=from_content, as_sent=as_sent
             )
             continue
-        call = _call_from_item(item, as_sent)
-        if call is None:
+        call = read_call(item, as_sent)
+        if call.problem is NOT_A_CALL:
             notes.append(f"{here}: not a message or a call; skipped")
         else:
             calls.append(call)

@@ -8,21 +8,14 @@ from typing import Any
 
 from ._calls import deserialize_args
 from ._result_models import FunctionCallDetails, RewardResult
+from ._schema_rules import FITS
 
 __all__ = ["STRICTNESS_MODES", "match_function_call"]
 
 STRICTNESS_MODES = ("exact", "partial", "flexible", "permissive")
 
-# JSON-schema type name -> check. bool is excluded from the numbers on purpose.
-_TYPE_CHECKS = {
-    "string": lambda v: isinstance(v, str),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, (list, tuple)),
-    "object": lambda v: isinstance(v, Mapping),
-    "null": lambda v: v is None,
-}
+# The JSON-schema type names (checked with the schema rules' table); others accept anything.
+_JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
 def _schema_parts(schema: Any) -> tuple[str, dict[str, Any], set[str]]:
@@ -52,9 +45,9 @@ def _schema_parts(schema: Any) -> tuple[str, dict[str, Any], set[str]]:
 def _type_ok(value: Any, arg_schema: Any) -> bool:
     declared = arg_schema.get("type") if isinstance(arg_schema, Mapping) else None
     names = declared if isinstance(declared, list) else [declared]
-    checks = [_TYPE_CHECKS[n] for n in names if isinstance(n, str) and n in _TYPE_CHECKS]
+    fits = [FITS[n, type(value)] for n in names if isinstance(n, str) and n in _JSON_TYPES]
     # No type, "any" or an unknown type name accepts any value.
-    return not checks or any(check(value) for check in checks)
+    return not fits or any(fits)
 
 
 def match_function_call(

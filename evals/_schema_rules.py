@@ -8,6 +8,7 @@ not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ._calls import Call
@@ -23,24 +24,41 @@ class Declared(NamedTuple):
 
 
 SchemaIndex = dict[str, Declared]
+_new = tuple.__new__  # Declared(...) runs a Python-level __new__; this is the C one
+_name = attrgetter("name")
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-_TYPES = {
-    "string": lambda v: isinstance(v, str),
-    "integer": _is_int,
-    "number": lambda v: _is_int(v) or isinstance(v, float),
-    "float": lambda v: _is_int(v) or isinstance(v, float),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, (list, tuple)),
-    "tuple": lambda v: isinstance(v, (list, tuple)),
-    "object": lambda v: isinstance(v, Mapping),
-    "dict": lambda v: isinstance(v, Mapping),
-    "null": lambda v: v is None,
+# Type name -> the Python classes whose values have that type (bool is never a number).
+_CLASSES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "float": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "tuple": (list, tuple),
+    "object": (Mapping,),
+    "dict": (Mapping,),
+    "null": (type(None),),
 }
+
+
+class _Fits(dict[tuple[str, type], "bool | None"]):
+    """``FITS[name, type(value)]``: whether a value of that class has the type ``name``;
+    None for a name with no rule. Filled as pairs are met (bounded)."""
+
+    def __missing__(self, key: tuple[str, type]) -> bool | None:
+        name, cls = key
+        classes = _CLASSES.get(name)
+        fits = None
+        if classes is not None:
+            fits = issubclass(cls, classes) and (bool in classes or not issubclass(cls, bool))
+        if len(self) < 4096:
+            self[key] = fits
+        return fits
+
+
+FITS = _Fits()
 
 
 def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaIndex:
@@ -60,7 +78,9 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
         if names is not None and len(index) == len(names):
             break
         function = (
-            tool.get("function", tool) if type(tool) is dict or isinstance(tool, Mapping) else None
+            tool.get("function", tool)
+            if (type(tool) is dict or isinstance(tool, Mapping))
+            else None
         )
         if (
             not (type(function) is dict or isinstance(function, Mapping))
@@ -70,11 +90,15 @@ def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaInde
         if name in index or (names is not None and name not in names):
             continue
         params = function.get("parameters") or {}
-        props = params.get("properties") or {} if isinstance(params, Mapping) else None
-        if not isinstance(props, Mapping):
+        props = (
+            params.get("properties") or {}
+            if (type(params) is dict or isinstance(params, Mapping))
+            else None
+        )
+        if type(props) is not dict and not isinstance(props, Mapping):
             raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
         required = params.get("required") or ()  # JSON Schema names are strings
-        index[name] = Declared(props, list(map(str, required)))
+        index[name] = _new(Declared, (props, list(map(str, required))))
     return index
 
 
@@ -87,13 +111,9 @@ def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str
     >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
     ["type of parameter 'x': expected integer, got str", None]
     """
-    expected = {e.name for e in exp}
-    index = schema_index(tools, {g.name for g in gen if g.name in expected})
+    expected = set(map(_name, exp))
+    index = schema_index(tools, expected.intersection(map(_name, gen)))
     return [schema_problem(g, index) if g.name in expected else None for g in gen]
-
-
-def _type_name(value: Any) -> str:
-    return "bool" if isinstance(value, bool) else type(value).__name__
 
 
 def type_problem(value: Any, schema: Any) -> str | None:
@@ -108,16 +128,20 @@ def type_problem(value: Any, schema: Any) -> str | None:
     if type(schema) is not dict and not isinstance(schema, Mapping):
         return None
     declared = schema.get("type")
-    names = declared if type(declared) is list else (declared,)
-    checks = [_TYPES[n] for n in names if type(n) is str and n in _TYPES]
-    for check in checks:
-        if check(value):
-            break
+    cls = type(value)
+    known = False
+    for name in declared if type(declared) is list else (declared,):
+        if type(name) is str and (fits := FITS[name, cls]) is not None:
+            if fits:
+                break
+            known = True
     else:
-        if checks:
-            return f"expected {'/'.join(str(n) for n in names)}, got {_type_name(value)}"
-    items = schema.get("items") if isinstance(value, (list, tuple)) else None
-    if items is not None and isinstance(items, Mapping):
+        if known:
+            names = declared if type(declared) is list else (declared,)
+            got = "bool" if FITS["boolean", cls] else cls.__name__
+            return f"expected {'/'.join(str(n) for n in names)}, got {got}"
+    items = schema.get("items") if FITS["array", cls] else None
+    if items is not None and (type(items) is dict or isinstance(items, Mapping)):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -140,7 +164,7 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     if declared is None:
         return f"tool {call.name!r} is not declared"
     args = call.args
-    if not isinstance(args, Mapping):
+    if type(args) is not dict and not isinstance(args, Mapping):
         return f"arguments are a {type(args).__name__}, not an object"
     for name in declared.required:
         if name not in args:
