@@ -60,8 +60,10 @@ def calls_from_items(items: Any, notes: list[str], where: str, as_sent: bool = F
     """Calls of a ``tool_calls`` list; items that are not calls are noted and skipped.
 
     >>> notes = []
-    >>> calls_from_items([{"name": "f", "args": {"x": 1}}, 42], notes, "gt"), notes
-    ([ReadCall(name='f', args={'x': 1}, problem=None)], ['gt: tool call 1 has no name or function; skipped'])
+    >>> [c.name for c in calls_from_items([{"name": "f", "args": {"x": 1}}, 42], notes, "gt")]
+    ['f']
+    >>> notes
+    ['gt: tool call 1 has no name or function; skipped']
     """
     if not items:
         return []
@@ -85,8 +87,10 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
 
     >>> notes = []
     >>> text = '<tool_call>{"name": "f", "parameters": {}}</tool_call><tool_call>{oops</tool_call>'
-    >>> parse_content_calls(text, notes), notes
-    ([ReadCall(name='f', args={}, problem=None)], ['content: <tool_call> block 1 is not valid JSON; skipped'])
+    >>> parse_content_calls(text, notes)
+    [ReadCall(name='f', args={}, problem=None)]
+    >>> notes
+    ['content: <tool_call> block 1 is not valid JSON; skipped']
     """
     calls = []
     for i, body in enumerate(tool_call_blocks(text)):

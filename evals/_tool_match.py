@@ -22,7 +22,7 @@ from ._call_diagnostics import (
     tool_match_result,
 )
 from ._calls import calls_from_message, collect_calls
-from ._expected_calls import ExpectedCall, UnusableGroundTruth, expected_calls, ground_truth_calls
+from ._expected_calls import UnusableGroundTruth, expected_calls, ground_truth_calls
 from ._matchers import check_matchers
 from ._messages import is_message, is_trajectory
 from ._pairing import pair
