@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from agentloop._tool_calls import (
@@ -125,15 +126,16 @@ def calls_from_message(
     >>> calls_from_message(msg, [])
     [ReadCall(name='f', args={'q': 1}, problem=None)]
     """
-    raw = _get(msg, "tool_calls")
-    invalid = _get(msg, "invalid_tool_calls")  # LangChain keeps malformed calls apart
+    get = msg.get if type(msg) is dict else partial(_get, msg)
+    raw = get("tool_calls")
+    invalid = get("invalid_tool_calls")  # LangChain keeps malformed calls apart
     if raw or invalid:
         return calls_from_items(raw, notes, where, as_sent) + calls_from_items(
             invalid, notes, where, as_sent
         )
     if not from_content:
         return []
-    text = text_of(_get(msg, "content"))
+    text = text_of(get("content"))
     return parse_content_calls(text, notes, where) if "<tool_call>" in text else []
 
 
@@ -160,15 +162,10 @@ def collect_calls(
     """
     if obj is None:
         return []
-    if type(obj) is list:  # a message list, the common case: skip the shape tests
+    if type(obj) is list:
         return _list_calls(obj, notes, where, as_sent=as_sent)
-    if (  # a ground truth {"tool_calls": [...]}: its calls, as the message path reads them
-        type(obj) is dict
-        and type(raw := obj.get("tool_calls")) is list
-        and "role" not in obj
-        and not obj.get("invalid_tool_calls")
-    ):
-        return calls_from_items(raw, notes, where, as_sent)
+    if type(obj) is dict:  # a ground truth {"tool_calls": [...]}, one message or one call
+        return _list_calls([obj], notes, where, False, as_sent)
     if isinstance(obj, str):
         try:
             decoded = json.loads(obj)
@@ -198,41 +195,13 @@ def _list_calls(
 ) -> list[Call]:
     calls: list[Call] = []
     for i, item in enumerate(items):
-        # An OpenAI chat message: its calls, or nothing for a prompt message or a reply
-        # without <tool_call> text, with no shape tests. Anything odd: the general path.
-        if type(item) is dict and type(role := item.get("role")) is str:
-            raw = item.get("tool_calls")
-            plain = "invalid_tool_calls" not in item or not item["invalid_tool_calls"]
-            if plain and type(raw) is list and raw:
-                start = len(calls)
-                for each in raw:
-                    # not a call: the general path below notes it
-                    if (call := read_call(each, as_sent)).problem is NOT_A_CALL:
-                        del calls[start:]
-                        break
-                    calls.append(call)
-                else:
-                    continue
-            elif (not raw and plain) and (
-                role in _NOT_ASSISTANT or "<tool_call>" not in text_of(item.get("content"))
-            ):
-                continue
-        elif (  # a bare call, not a message
-            type(item) is dict
-            and not ("role" in item or "tool_calls" in item or "content" in item)
-            and (call := read_call(item, as_sent)).problem is not NOT_A_CALL
-        ):
-            calls.append(call)
-            continue
         here = f"{where} item {i}" if numbered else where
         if is_message(item):
             from_content = role_of(item) not in _NOT_ASSISTANT
             calls += calls_from_message(
                 item, notes, here, from_content=from_content, as_sent=as_sent
             )
-            continue
-        call = read_call(item, as_sent)
-        if call.problem is NOT_A_CALL:
+        elif (call := read_call(item, as_sent)).problem is NOT_A_CALL:
             notes.append(f"{here}: not a message or a call; skipped")
         else:
             calls.append(call)

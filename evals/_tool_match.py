@@ -1,4 +1,5 @@
-"""Tool-call rewards: the reference's exact match, and a configurable matcher.
+"""Tool-call rewards: the reference's exact match, and a configurable matcher
+(and reward-kit's deprecated names, which only delegate to the exact match and warn).
 
 ``exact_tool_match_reward`` keeps reward-kit's semantics (last message is the
 generation; same count, order, names and JSON-identical arguments), minus its
@@ -10,6 +11,7 @@ and agentloop Trajectories, and both score a ground truth they cannot read whole
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,15 +28,16 @@ from ._expected_calls import UnusableGroundTruth, expected_calls, ground_truth_c
 from ._matchers import check_matchers
 from ._messages import is_message, is_trajectory
 from ._pairing import pair
-from ._schema import match_function_call
-from ._schema_rules import schema_problems
+from ._schema import schema_problems
 
 __all__ = [
     "ARG_MODES",
     "NUMBER_MODES",
     "ORDER_MODES",
+    "composite_function_call_reward",
     "exact_tool_match_reward",
-    "match_function_call",
+    "llm_judge_reward",
+    "schema_jaccard_reward",
     "tool_call_match",
 ]
 
@@ -240,3 +243,35 @@ def tool_call_match(
                 reason += "; " + describe(d, exp, gen)
                 break
     return tool_match_result(float(passed), reason, (len(gen), len(exp), k), calls, notes, modes)
+
+
+# Deprecated wrappers kept for reward-kit's names: each only delegates to
+# ``exact_tool_match_reward`` and warns.
+def _deprecated(name: str, ignored: str) -> Callable[..., ToolMatchResult]:
+    def reward(messages: Any, ground_truth: Any = None, **_: Any) -> ToolMatchResult:
+        warnings.warn(
+            f"{name} is deprecated and only delegates to exact_tool_match_reward; "
+            "call exact_tool_match_reward directly",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return exact_tool_match_reward(messages, ground_truth)
+
+    reward.__name__ = reward.__qualname__ = name
+    reward.__doc__ = f"""Deprecated: ``exact_tool_match_reward``; {ignored} are ignored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = {name}([{{"role": "assistant", "content": None}}], None, model="x")
+    >>> r.score, caught[0].category.__name__
+    (1.0, 'DeprecationWarning')
+    """
+    return reward
+
+
+schema_jaccard_reward = _deprecated("schema_jaccard_reward", "old extra keyword arguments")
+llm_judge_reward = _deprecated("llm_judge_reward", "no model is called; extra keyword arguments")
+composite_function_call_reward = _deprecated(
+    "composite_function_call_reward", "old weights and keyword arguments"
+)

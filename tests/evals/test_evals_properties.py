@@ -202,8 +202,8 @@ bare_items = st.dictionaries(call_keys, call_values, max_size=4) | st.builds(
 @FAST
 @given(st.lists(bare_items, max_size=3))
 def test_a_list_of_bare_calls_reads_as_each_call_says(items: list[dict[str, Any]]) -> None:
-    # The oracle is the general reading of one call (call_fields): the fast paths for
-    # bare calls and {"tool_calls": [...]} must give the same calls.
+    # The oracle is the reading of one call (call_fields): a list of bare calls and
+    # {"tool_calls": [...]} give each call as it says.
     want = []
     for item in items:
         fields = call_fields(item)
