@@ -8,7 +8,6 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
-from ._json_identity import values_equal
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -16,6 +15,7 @@ from ._matchers import (
     check_matchers,
     compile_matchers,
     matches,
+    values_equal,
 )
 from ._qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
 from ._registry import (

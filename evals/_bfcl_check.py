@@ -21,12 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._matchers import _SCALARS, matcher_key
 from ._matchers import bfcl_normalize as _norm
-from ._matchers import matcher_key
 
 __all__ = ["Failure", "Unsupported", "answer_options", "bfcl_answer", "check_call"]
-
-_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 class Unsupported(ValueError):

@@ -8,8 +8,7 @@ from typing import Any
 
 from ._calls import Call
 from ._expected_calls import ExpectedCall
-from ._json_identity import kind_of
-from ._matchers import matches
+from ._matchers import kind_of, matches
 from ._result_models import RewardResult, ToolMatchDetails
 
 __all__ = ["ToolMatchResult", "describe", "diagnose", "diagnostics", "fits", "tool_match_result"]

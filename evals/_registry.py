@@ -103,31 +103,6 @@ def _openai_messages(trajectory: Any) -> list[Any]:
     return list(convert_to_openai_messages(messages))
 
 
-class Inputs:
-    """The inputs of one sample, each computed once and only when a reward asks for it."""
-
-    __slots__ = ("_computed", "_given", "trajectory")
-
-    def __init__(self, trajectory: Any, **given: Any) -> None:
-        self.trajectory = trajectory
-        self._given = given
-        self._computed: dict[str, Any] = {}
-
-    def get(self, name: str) -> Any:
-        if name == "trajectory":
-            return self.trajectory
-        if name in self._given:
-            return self._given[name]
-        if name not in self._computed:
-            if name == "final_answer":
-                self._computed[name] = final_answer_of(self.trajectory)
-            elif name == "messages":
-                self._computed[name] = _openai_messages(self.trajectory)
-            else:
-                self._computed[name] = None
-        return self._computed[name]
-
-
 def as_result(value: Any, name: str) -> RewardResult[Any]:
     """A reward's return value as a result: a RewardResult as it is, a number or a bool
     in [0, 1] as its score; anything else raises (TypeError, ValueError).
@@ -350,19 +325,19 @@ def score_sample(
         if isinstance(rewards, (list, tuple)) and all(isinstance(s, RewardSpec) for s in rewards)
         else parse_reward_specs(rewards)
     )
-    inputs = Inputs(
-        trajectory,
-        ground_truth=ground_truth,
-        answer=answer,
-        metadata={} if metadata is None else metadata,
-        row=row,
-        environment=environment,
-    )
+    # The inputs of the sample; the derived ones computed once, when a reward asks for them.
+    inputs = {"trajectory": trajectory, "ground_truth": ground_truth, "answer": answer,
+              "metadata": {} if metadata is None else metadata, "row": row,
+              "environment": environment}  # fmt: skip
+    derived = {"final_answer": final_answer_of, "messages": _openai_messages}
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
     for spec in specs:
         entry = spec.entry or _REGISTRY[spec.name]
-        kwargs = {name: inputs.get(name) for name in entry.inputs}
+        for name in entry.inputs:
+            if name not in inputs:
+                inputs[name] = derived[name](trajectory)
+        kwargs = {name: inputs[name] for name in entry.inputs}
         result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
         results[spec.key] = result
         if entry.pass_threshold is not None:
