@@ -220,7 +220,7 @@ Path = str | tuple[Any, Any, bool]
 
 def _text(path: Path) -> str:
     """A path as text: ``a.b[0]``."""
-    if type(path) is str:
+    if isinstance(path, str):
         return path
     parent, step, member = path
     head = _text(parent)
@@ -236,12 +236,7 @@ def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool =
     if kind in _SCALARS:
         return _new(Matcher, ("exact", value, value, False))
     if kind is dict or isinstance(value, Mapping):
-        key = None
-        if not literal:
-            for k in value:  # a "$" key makes a matcher (matcher_key, inline)
-                if isinstance(k, str) and k[:1] == "$":
-                    key = k
-                    break
+        key = None if literal else matcher_key(value)
         if key is None:
             members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
             return _new(Matcher, ("object", MappingProxyType(members), value, False))

@@ -218,7 +218,7 @@ def tool_call_match(
                 d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
                 rule = per_tool.get(e.name, args)  # a user's rule reads the arguments as written
                 fit = broken[i] is None and (
-                    fits(rule, d) if type(rule) is str else bool(rule(g.args, e.args))
+                    fits(rule, d) if isinstance(rule, str) else bool(rule(g.args, e.args))
                 )
             row.append(fit)
         ok.append(row)
@@ -233,15 +233,10 @@ def tool_call_match(
         if problem is not None:
             d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
     reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
-    if not passed:  # the first failure on the side the mode checks
-        for d in calls:
-            if (
-                (order != "subset" or d["generated_index"] is not None)
-                and (order != "superset" or d["expected_index"] is not None)
-                and not d["matched"]
-            ):
-                reason += "; " + describe(d, exp, gen)
-                break
+    side = {"subset": "generated_index", "superset": "expected_index"}.get(order)
+    failed = [d for d in calls if not (d["matched"] or (side and d[side] is None))]
+    if not passed and failed:  # the first failure on the side the mode checks
+        reason += "; " + describe(failed[0], exp, gen)
     return tool_match_result(float(passed), reason, (len(gen), len(exp), k), calls, notes, modes)
 
 
