@@ -195,14 +195,15 @@ def _list_calls(
 ) -> list[Call]:
     calls: list[Call] = []
     for i, item in enumerate(items):
-        here = f"{where} item {i}" if numbered else where
         if is_message(item):
+            here = f"{where} item {i}" if numbered else where
             from_content = role_of(item) not in _NOT_ASSISTANT
             calls += calls_from_message(
                 item, notes, here, from_content=from_content, as_sent=as_sent
             )
         elif (call := read_call(item, as_sent)).problem is NOT_A_CALL:
-            notes.append(f"{here}: not a message or a call; skipped")
+            at = f"{where} item {i}" if numbered else where
+            notes.append(f"{at}: not a message or a call; skipped")
         else:
             calls.append(call)
     return calls

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ._calls import Call, calls_from_items, collect_calls
-from ._matchers import Matcher, compile_matchers
+from ._matchers import Matcher, _new, compile_matchers
 
 __all__ = ["ExpectedCall", "UnusableGroundTruth", "expected_calls", "ground_truth_calls"]
 
@@ -25,9 +25,6 @@ class ExpectedCall(NamedTuple):
     name: str
     args: Any
     matcher: Matcher
-
-
-_new = tuple.__new__  # ExpectedCall(...) runs a Python-level __new__; this is the C one
 
 
 class UnusableGroundTruth(ValueError):

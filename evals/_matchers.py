@@ -203,7 +203,8 @@ def _resolve(path: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-_new = tuple.__new__  # Matcher(...) runs a Python-level __new__ per node; this is the C one
+# Matcher(...) (any NamedTuple) runs a Python-level __new__ per node; this is the C one.
+_new = tuple.__new__
 
 
 class _BadMatcher(Exception):

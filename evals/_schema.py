@@ -16,6 +16,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ._calls import Call, deserialize_args
+from ._matchers import _new
 from ._result_models import FunctionCallDetails, RewardResult
 
 __all__ = [
@@ -42,7 +43,6 @@ class Declared(NamedTuple):
 
 
 SchemaIndex = dict[str, Declared]
-_new = tuple.__new__  # Declared(...) runs a Python-level __new__; this is the C one
 _name = attrgetter("name")
 
 

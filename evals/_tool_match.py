@@ -192,9 +192,10 @@ def tool_call_match(
     >>> tool_call_match([A(x="paris")], [A(x={"$any": ["Paris", "paris"]})]).score
     1.0
     """
-    _check_mode("order", order, ORDER_MODES)
-    _check_mode("numbers", numbers, NUMBER_MODES)
-    _check_mode("args", args, ARG_MODES)
+    if order not in ORDER_MODES or numbers not in NUMBER_MODES or args not in ARG_MODES:
+        _check_mode("order", order, ORDER_MODES)
+        _check_mode("numbers", numbers, NUMBER_MODES)
+        _check_mode("args", args, ARG_MODES)
     numeric = numbers == "numeric"
     per_tool, values = _rules(arg_overrides)
     if type(schema) is not list and schema == "row":
