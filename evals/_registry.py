@@ -228,10 +228,6 @@ def registered_rewards() -> Mapping[str, RewardEntry]:
     return MappingProxyType(_REGISTRY)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def parse_reward_specs(
     specs: Any, *, resolve: Callable[[str], RewardEntry | None] | None = None
 ) -> list[RewardSpec]:
@@ -283,7 +279,7 @@ def parse_reward_specs(
             try:
                 entry.check(params)
             except (TypeError, ValueError) as exc:
-                raise ValueError(_one_line(f"reward {name!r}: {exc}")) from None
+                raise ValueError(" ".join(f"reward {name!r}: {exc}".split())) from None  # one line
         seen[name] = seen.get(name, 0) + 1
         key = name if seen[name] == 1 else f"{name}#{seen[name]}"
         parsed.append(RewardSpec(name, params, key, entry))
