@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -57,8 +58,11 @@ class ReadCall(NamedTuple):
     args: Any
     """Decoded arguments: an object normally, ``{}`` when blank or missing; any other JSON
     value as decoded; the raw string when it is not JSON."""
-    problem: str | None
+    problem: str | None = None
     """None for a usable call (a name and object arguments), else why it is not."""
+
+
+_new = tuple.__new__  # ReadCall(...) runs a Python-level __new__; this is the C one
 
 
 def field(obj: Any, key: str) -> Any:
@@ -84,11 +88,12 @@ def call_fields(item: Any) -> tuple[Any, Any] | None:
     >>> call_fields({"name": "f", "args": {"x": 1}}), call_fields([1])
     (('f', {'x': 1}), None)
     """
-    get = item.get if type(item) is dict else lambda key: field(item, key)
+    get = item.get if type(item) is dict else partial(field, item)
     function = get("function")
     if function is not None and not isinstance(function, (str, int, float, list)):
-        args = field(function, "arguments")
-        return field(function, "name"), field(function, "parameters") if args is None else args
+        get = function.get if type(function) is dict else partial(field, function)
+        args = get("arguments")
+        return get("name"), get("parameters") if args is None else args
     name = get("name")
     if name is None:
         return None
@@ -129,13 +134,16 @@ def strict_problem(text: Any) -> str | None:
     >>> strict_problem('{"a": 1}'), strict_problem(""), strict_problem('{"a": "x\\ty"}')
     (None, 'arguments are not valid JSON', 'arguments are not valid JSON')
     """
-    if not isinstance(text, str):
-        return NOT_JSON
+    return _strict(text)[1] if isinstance(text, str) else NOT_JSON
+
+
+def _strict(text: str) -> tuple[Any, str | None]:
+    """``text`` as a strict JSON reader reads it, and the problem (the text when not JSON)."""
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
-        return NOT_JSON
-    return None if isinstance(value, dict) else NOT_OBJECT
+        return text, NOT_JSON
+    return value, None if isinstance(value, dict) else NOT_OBJECT
 
 
 def lenient_texts(message: Any) -> dict[str, str]:
@@ -170,21 +178,12 @@ def read_as_sent(item: Any) -> ReadCall:
     >>> read_as_sent({"function": {"name": "f", "arguments": ""}}).problem
     'arguments are not valid JSON'
     """
-    read = read_call(item)
-    if read.problem == NOT_A_CALL:
-        return read
-    raw = field(item, "raw_args")
-    if not isinstance(raw, str):
-        raw = (call_fields(item) or (None, None))[1]
-    if not isinstance(raw, str):
-        return read
-    problem = strict_problem(raw)
-    args = json.loads(raw) if problem == NOT_OBJECT else read.args if problem is None else raw
-    return ReadCall(read.name, args, read.problem if read.problem == NO_NAME else problem)
+    return read_call(item, as_sent=True)
 
 
-def read_call(item: Any) -> ReadCall:
+def read_call(item: Any, as_sent: bool = False) -> ReadCall:
     """One call in any accepted shape; ``problem`` says what makes it unusable.
+    ``as_sent``: see :func:`read_as_sent`.
 
     >>> read_call({"type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}})
     ReadCall(name='f', args={'x': 1}, problem=None)
@@ -197,10 +196,12 @@ def read_call(item: Any) -> ReadCall:
     if fields is None:
         return ReadCall("", {}, NOT_A_CALL)
     name, raw = fields
-    args, problem = decode_arguments(raw)
+    text = field(item, "raw_args") if as_sent else None
+    text = text if isinstance(text, str) else raw
+    args, problem = _strict(text) if as_sent and isinstance(text, str) else decode_arguments(raw)
     if not isinstance(name, str) or not name:
-        return ReadCall("", args, NO_NAME)
-    return ReadCall(name, args, problem)
+        return _new(ReadCall, ("", args, NO_NAME))
+    return _new(ReadCall, (name, args, problem))
 
 
 def invalid_call(call: Any, problem: str) -> dict[str, Any]:

@@ -7,9 +7,7 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._bfcl import bfcl_answer, bfcl_verdict
-from ._deprecated import composite_function_call_reward, llm_judge_reward, schema_jaccard_reward
 from ._env import env_response_match, env_state_match, first_difference
-from ._json_identity import values_equal
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -17,6 +15,7 @@ from ._matchers import (
     check_matchers,
     compile_matchers,
     matches,
+    values_equal,
 )
 from ._qa import normalize_answer, qa_f1_reward, qa_f1_reward_format, qa_f1_reward_tool
 from ._registry import (
@@ -39,13 +38,15 @@ from ._result_models import (
     RewardResult,
     ToolMatchDetails,
 )
-from ._schema import STRICTNESS_MODES, match_function_call
-from ._schema_rules import schema_problem
+from ._schema import STRICTNESS_MODES, match_function_call, schema_problem
 from ._tool_match import (
     ARG_MODES,
     NUMBER_MODES,
     ORDER_MODES,
+    composite_function_call_reward,
     exact_tool_match_reward,
+    llm_judge_reward,
+    schema_jaccard_reward,
     tool_call_match,
 )
 

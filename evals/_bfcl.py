@@ -2,7 +2,7 @@
 
 The ground truth is agentloop's form (``{"$any": [...]}`` per parameter, wrapped in
 ``$optional`` when BFCL lists ``""``); it is read as BFCL's lists of acceptable
-values (``_bfcl_answer``) and checked with BFCL's rules (``_bfcl_check``). Categories, as
+values and checked with BFCL's rules (``_bfcl_check``). Categories, as
 BFCL's runner: ``*irrelevance*`` passes iff no call was made, ``live_relevance`` iff
 one was; ``*parallel*`` needs as many calls as expected, paired without order;
 ``*multiple*`` checks the one call against the expected function; the others need
@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._bfcl_answer import Unsupported, bfcl_answer
-from ._bfcl_check import Failure, check_call
+from ._bfcl_check import Failure, Unsupported, bfcl_answer, check_call
 from ._calls import Call, collect_calls
 from ._pairing import pair
 from ._result_models import BfclDetails, RewardResult

@@ -2,8 +2,13 @@
 
 Each argument is checked against its parameter's acceptable values in BFCL's form (a
 list, ``""`` among them meaning "may be left out"; a dict answer maps each key to such a
-list), read from agentloop's ground truth by ``_bfcl_answer`` as it is needed. Every
-check returns None when it passes, else ``(error_type, message)`` with BFCL's error
+list), read from agentloop's ground truth as it is needed: a parameter's ground truth
+(``{"$any": [...]}``, wrapped in ``$optional`` when BFCL lists ``""``; a plain value;
+``$literal``) becomes BFCL's list of acceptable values (:func:`answer_options`); BFCL checks dicts
+one level deep, so a dict answer maps each key to such a list again. A matcher BFCL has no
+rule for fails the ground truth whenever its parameter is read.
+
+Every check returns None when it passes, else ``(error_type, message)`` with BFCL's error
 type, so nothing is formatted on success. Values compare with Python ``==`` where
 BFCL's does (``1 == 1.0 == True`` inside ``in``), strings after ``bfcl_normalize``.
 
@@ -16,10 +21,59 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._bfcl_answer import options as answer_options
+from ._matchers import _SCALARS, matcher_key
 from ._matchers import bfcl_normalize as _norm
 
-__all__ = ["Failure", "check_call"]
+__all__ = ["Failure", "Unsupported", "answer_options", "bfcl_answer", "check_call"]
+
+
+class Unsupported(ValueError):
+    """A ground truth BFCL's checker has no rule for."""
+
+
+def answer_options(value: Any, top: bool = True) -> list[Any]:
+    """A parameter's ground truth as BFCL's list of acceptable values; ``top``: a
+    parameter's (whose dict answers hold lists again), else a dict member's (plain)."""
+    if type(value) in _SCALARS:
+        return [value]
+    key = matcher_key(value)
+    if key is None:
+        return [_answer(value) if top else value]
+    if key == "$any":
+        return [_answer(o) if top else _plain(o) for o in value[key]]
+    if key == "$optional":
+        return [*answer_options(value[key], top), ""]
+    if key == "$literal":
+        return [value[key]]
+    raise Unsupported(f"BFCL's checker has no rule like {key}")
+
+
+def _plain(value: Any) -> Any:
+    return value["$literal"] if matcher_key(value) == "$literal" else value
+
+
+def _answer(value: Any) -> Any:
+    """One acceptable value of a parameter: a dict's members (and those of a list of
+    dicts) become lists of acceptable values; a member written as a plain list is taken
+    as BFCL's own list."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        return {k: v if type(v) is list else answer_options(v, False) for k, v in value.items()}
+    if kind is list:
+        return [_answer(v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def bfcl_answer(args: Any) -> dict[str, list[Any]]:
+    """An expected call's arguments (agentloop's form) as BFCL's possible answer.
+
+    >>> bfcl_answer({"base": {"$any": [10]}, "unit": {"$optional": {"$any": ["units"]}}})
+    {'base': [10], 'unit': ['units', '']}
+    """
+    if not isinstance(args, dict):
+        raise Unsupported("expected arguments are not an object")
+    return {str(k): answer_options(v) for k, v in args.items()}
+
 
 Failure = tuple[str, str]
 

@@ -17,7 +17,7 @@ from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._registry import register_reward
 from ._result_models import RewardResult
-from ._schema_rules import schema_index
+from ._schema import schema_index
 from ._tool_match import exact_tool_match_reward, tool_call_match
 
 __all__: list[str] = []

@@ -8,8 +8,7 @@ from typing import Any
 
 from ._calls import Call
 from ._expected_calls import ExpectedCall
-from ._json_identity import kind_of
-from ._matchers import matches
+from ._matchers import kind_of, matches
 from ._result_models import RewardResult, ToolMatchDetails
 
 __all__ = ["ToolMatchResult", "describe", "diagnose", "diagnostics", "fits", "tool_match_result"]
@@ -44,13 +43,17 @@ def diagnose(
     if expected is not None and generated is not None:
         m, g = expected.matcher, generated.args
         if m.kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
+            present = 0
             for key, member in m.operand.items():
                 if key not in g:
                     if not member.optional:
                         missing.append(str(key))
-                elif not matches(g[key], member, numeric):
-                    mismatched.append(str(key))
-            extra = [str(k) for k in g if k not in m.operand]
+                else:
+                    present += 1
+                    if not matches(g[key], member, numeric):
+                        mismatched.append(str(key))
+            if present < len(g):
+                extra = [str(k) for k in g if k not in m.operand]
             n = len(m.operand)
             agreement = (n - len(missing) - len(mismatched)) / n if n else 1.0
         elif matches(g, m, numeric):

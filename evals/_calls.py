@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from functools import partial
+from typing import Any
 
 from agentloop._tool_calls import (
     NOT_A_CALL,
+    ReadCall,
     block_items,
     call_fields,
     decode_arguments,
-    read_as_sent,
     read_call,
     tool_call_blocks,
 )
@@ -36,18 +37,13 @@ __all__ = [
     "calls_from_message",
     "collect_calls",
     "deserialize_args",
-    "last_message_calls",
     "parse_content_calls",
 ]
 
 _NOT_ASSISTANT = frozenset(("user", "system", "tool", "developer", "function"))
 
 
-class Call(NamedTuple):
-    """One tool call reduced to what is compared: its name and deserialized arguments."""
-
-    name: str
-    args: Any
+Call = ReadCall  # one call: its name, its arguments (as compared) and its problem, if any
 
 
 def deserialize_args(value: Any) -> Any:
@@ -61,21 +57,14 @@ def deserialize_args(value: Any) -> Any:
     return decode_arguments(value)[0]
 
 
-def _call_from_item(item: Any, as_sent: bool = False) -> Call | None:
-    """One call in any accepted shape, or None when it is not a call; ``as_sent``: its
-    arguments as a strict JSON reader reads the text the model sent (BFCL's decoder)."""
-    read = read_as_sent(item) if as_sent else read_call(item)
-    return None if read.problem is NOT_A_CALL else Call(read.name, read.args)
-
-
-def calls_from_items(
-    items: Any, notes: list[str], where: str, as_sent: bool = False
-) -> list[Call]:
+def calls_from_items(items: Any, notes: list[str], where: str, as_sent: bool = False) -> list[Call]:
     """Calls of a ``tool_calls`` list; items that are not calls are noted and skipped.
 
     >>> notes = []
-    >>> calls_from_items([{"name": "f", "args": {"x": 1}}, 42], notes, "gt"), notes
-    ([Call(name='f', args={'x': 1})], ['gt: tool call 1 has no name or function; skipped'])
+    >>> [c.name for c in calls_from_items([{"name": "f", "args": {"x": 1}}, 42], notes, "gt")]
+    ['f']
+    >>> notes
+    ['gt: tool call 1 has no name or function; skipped']
     """
     if not items:
         return []
@@ -86,8 +75,8 @@ def calls_from_items(
         return []
     calls = []
     for i, item in enumerate(items):
-        call = _call_from_item(item, as_sent)
-        if call is None:
+        call = read_call(item, as_sent)
+        if call.problem is NOT_A_CALL:
             notes.append(f"{where}: tool call {i} has no name or function; skipped")
         else:
             calls.append(call)
@@ -99,8 +88,10 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
 
     >>> notes = []
     >>> text = '<tool_call>{"name": "f", "parameters": {}}</tool_call><tool_call>{oops</tool_call>'
-    >>> parse_content_calls(text, notes), notes
-    ([Call(name='f', args={})], ['content: <tool_call> block 1 is not valid JSON; skipped'])
+    >>> parse_content_calls(text, notes)
+    [ReadCall(name='f', args={}, problem=None)]
+    >>> notes
+    ['content: <tool_call> block 1 is not valid JSON; skipped']
     """
     calls = []
     for i, body in enumerate(tool_call_blocks(text)):
@@ -110,11 +101,10 @@ def parse_content_calls(text: str, notes: list[str], where: str = "content") -> 
             continue
         skipped = 0
         for item in items:
-            call = _call_from_item(item) if isinstance(item, dict) else None
-            if call is None:
-                skipped += 1
-            else:
+            if isinstance(item, dict) and (call := read_call(item)).problem is not NOT_A_CALL:
                 calls.append(call)
+            else:
+                skipped += 1
         if skipped or not items:
             what = "is not a call object" if skipped == len(items) else f"has {skipped} non-calls"
             notes.append(f"{where}: <tool_call> block {i} {what}; skipped")
@@ -134,27 +124,19 @@ def calls_from_message(
     >>> from langchain_core.messages import AIMessage
     >>> msg = AIMessage("", tool_calls=[{"name": "f", "args": {"q": 1}, "id": "1"}])
     >>> calls_from_message(msg, [])
-    [Call(name='f', args={'q': 1})]
+    [ReadCall(name='f', args={'q': 1}, problem=None)]
     """
-    raw = _get(msg, "tool_calls")
-    invalid = _get(msg, "invalid_tool_calls")  # LangChain keeps malformed calls apart
+    get = msg.get if type(msg) is dict else partial(_get, msg)
+    raw = get("tool_calls")
+    invalid = get("invalid_tool_calls")  # LangChain keeps malformed calls apart
     if raw or invalid:
         return calls_from_items(raw, notes, where, as_sent) + calls_from_items(
             invalid, notes, where, as_sent
         )
     if not from_content:
         return []
-    text = text_of(_get(msg, "content"))
+    text = text_of(get("content"))
     return parse_content_calls(text, notes, where) if "<tool_call>" in text else []
-
-
-def last_message_calls(messages: Any, notes: list[str]) -> list[Call]:
-    """The generation's calls: the last message of a list (reference semantics).
-
-    >>> last_message_calls([{"role": "assistant", "content": None}], [])
-    []
-    """
-    return calls_from_message(messages[-1], notes, "last message")
 
 
 def _trajectory_calls(traj: Any, notes: list[str], as_sent: bool) -> list[Call]:
@@ -176,19 +158,14 @@ def collect_calls(
     as a strict JSON reader reads the text the model sent (``read_as_sent``; BFCL's).
 
     >>> collect_calls('{"tool_calls": [{"name": "f", "arguments": "{}"}]}', [])
-    [Call(name='f', args={})]
+    [ReadCall(name='f', args={}, problem=None)]
     """
     if obj is None:
         return []
-    if type(obj) is list:  # a message list, the common case: skip the shape tests
+    if type(obj) is list:
         return _list_calls(obj, notes, where, as_sent=as_sent)
-    if (  # a ground truth {"tool_calls": [...]}: its calls, as the message path reads them
-        type(obj) is dict
-        and type(raw := obj.get("tool_calls")) is list
-        and "role" not in obj
-        and not obj.get("invalid_tool_calls")
-    ):
-        return calls_from_items(raw, notes, where, as_sent)
+    if type(obj) is dict:  # a ground truth {"tool_calls": [...]}, one message or one call
+        return _list_calls([obj], notes, where, False, as_sent)
     if isinstance(obj, str):
         try:
             decoded = json.loads(obj)
@@ -203,8 +180,8 @@ def collect_calls(
     if isinstance(obj, Mapping) and not isinstance(obj, dict):
         obj = dict(obj)
     if not isinstance(obj, (dict, list, tuple)) and not is_message(obj):
-        call = _call_from_item(obj, as_sent)
-        if call is None:
+        call = read_call(obj, as_sent)
+        if call.problem is NOT_A_CALL:
             notes.append(f"{where}: unsupported {type(obj).__name__}; no calls")
             return []
         return [call]
@@ -218,42 +195,15 @@ def _list_calls(
 ) -> list[Call]:
     calls: list[Call] = []
     for i, item in enumerate(items):
-        # An OpenAI chat message: its calls, or nothing for a prompt message or a reply
-        # without <tool_call> text, with no shape tests. Anything odd: the general path.
-        if type(item) is dict and type(role := item.get("role")) is str:
-            raw = item.get("tool_calls")
-            plain = "invalid_tool_calls" not in item or not item["invalid_tool_calls"]
-            if plain and type(raw) is list and raw:
-                start = len(calls)
-                for each in raw:
-                    # not a call: the general path below notes it
-                    if (call := _call_from_item(each, as_sent)) is None:
-                        del calls[start:]
-                        break
-                    calls.append(call)
-                else:
-                    continue
-            elif (not raw and plain) and (
-                role in _NOT_ASSISTANT or "<tool_call>" not in text_of(item.get("content"))
-            ):
-                continue
-        elif (  # a bare call, not a message
-            type(item) is dict
-            and not ("role" in item or "tool_calls" in item or "content" in item)
-            and (call := _call_from_item(item, as_sent)) is not None
-        ):
-            calls.append(call)
-            continue
-        here = f"{where} item {i}" if numbered else where
         if is_message(item):
+            here = f"{where} item {i}" if numbered else where
             from_content = role_of(item) not in _NOT_ASSISTANT
             calls += calls_from_message(
                 item, notes, here, from_content=from_content, as_sent=as_sent
             )
-            continue
-        call = _call_from_item(item, as_sent)
-        if call is None:
-            notes.append(f"{here}: not a message or a call; skipped")
+        elif (call := read_call(item, as_sent)).problem is NOT_A_CALL:
+            at = f"{where} item {i}" if numbered else where
+            notes.append(f"{at}: not a message or a call; skipped")
         else:
             calls.append(call)
     return calls

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ._calls import Call, calls_from_items, collect_calls
-from ._matchers import Matcher, compile_matchers
+from ._matchers import Matcher, _new, compile_matchers
 
 __all__ = ["ExpectedCall", "UnusableGroundTruth", "expected_calls", "ground_truth_calls"]
 
@@ -36,7 +36,7 @@ def ground_truth_calls(ground_truth: Any) -> list[Call]:
     JSON; None: no calls), as ``exact_tool_match_reward`` reads it.
 
     >>> ground_truth_calls('{"tool_calls": [{"name": "f", "arguments": {"x": 1}}]}')
-    [Call(name='f', args={'x': 1})]
+    [ReadCall(name='f', args={'x': 1}, problem=None)]
     >>> ground_truth_calls({"tool_calls": [{"nme": "f", "arguments": {}}]})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -95,7 +95,9 @@ def expected_calls(
     expected = _decoded(expected)  # JSON of any shape below
     if type(expected) is list and all(type(c) is Call for c in expected):
         calls = expected
-    elif isinstance(expected, Mapping) and not _CALL_KEYS.intersection(expected):
+    elif (type(expected) is dict or isinstance(expected, Mapping)) and not _CALL_KEYS.intersection(
+        expected
+    ):
         calls = []  # an object with no call in it ({}, {"answer": ...}): nothing expected
     else:
         notes: list[str] = []
@@ -106,5 +108,5 @@ def expected_calls(
         extra = overrides.get(call.name) if overrides else None
         if extra is not None and isinstance(args, Mapping):
             args = {**args, **extra}
-        out.append(ExpectedCall(call.name, args, compile_matchers(args, literal=literal)))
+        out.append(_new(ExpectedCall, (call.name, args, compile_matchers(args, literal=literal))))
     return out

@@ -1,4 +1,5 @@
-"""Acceptable values in ground truth: ``{"$any": [...]}`` and the other matchers.
+"""Acceptable values in ground truth: ``{"$any": [...]}`` and the other matchers, and the
+JSON value identity every plain value compares by (:func:`values_equal`).
 
 In expected arguments, a JSON object with a key starting with ``$`` (plus parameter keys
 without one) is a matcher; every other value means "exactly this". An expected value is
@@ -18,8 +19,6 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ._json_identity import kind_of, values_equal
-
 __all__ = [
     "MATCHERS",
     "NORMALIZERS",
@@ -27,9 +26,68 @@ __all__ = [
     "bfcl_normalize",
     "check_matchers",
     "compile_matchers",
+    "kind_of",
     "matcher_key",
     "matches",
+    "values_equal",
 ]
+
+# Exact types first; subclasses (and Mappings, tuples) fall through to isinstance.
+_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "null",
+          dict: "object", list: "array", tuple: "array"}  # fmt: skip
+_NUMBERS = ("int", "float")
+_PLAIN = ("str", "int", "bool", "null")  # equal exactly when == says so
+
+
+def kind_of(x: Any) -> str:
+    """The JSON kind of a Python value: bool, int, float, str, null, object, array or other.
+
+    >>> kind_of(True), kind_of(1), kind_of((1,)), kind_of(object())
+    ('bool', 'int', 'array', 'other')
+    """
+    kind = _KINDS.get(type(x))
+    if kind is not None:
+        return kind
+    for types, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
+                        (Mapping, "object"), ((list, tuple), "array")):  # fmt: skip
+        if isinstance(x, types):  # bool before int: True is never a JSON number
+            return name
+    return "other"
+
+
+def values_equal(a: Any, b: Any, numeric: bool = False) -> bool:
+    """JSON value identity, recursively: ``1 != 1.0`` and ``True != 1``.
+
+    With ``numeric``, ints and floats compare by value (``1 == 1.0``); booleans
+    are still never numbers. Key order never matters; NaN equals NaN so that a
+    value always equals itself.
+
+    >>> values_equal({"a": [1, 2]}, {"a": [1, 2.0]}), values_equal(1, 1.0, numeric=True)
+    (False, True)
+    >>> values_equal(True, 1, numeric=True)
+    False
+    """
+    ka = _KINDS.get(type(a)) or kind_of(a)
+    kb = _KINDS.get(type(b)) or kind_of(b)
+    if ka != kb:
+        return numeric and ka in _NUMBERS and kb in _NUMBERS and a == b
+    if ka in _PLAIN:
+        return bool(a == b)
+    if ka == "object":
+        return len(a) == len(b) and all(
+            key in b and values_equal(value, b[key], numeric) for key, value in a.items()
+        )
+    if ka == "array":
+        return len(a) == len(b) and all(
+            values_equal(x, y, numeric) for x, y in zip(a, b, strict=True)
+        )
+    if ka == "float":
+        return bool(a == b or (a != a and b != b))
+    try:
+        return bool(a == b)
+    except Exception:  # exotic objects with a raising __eq__ are simply unequal
+        return False
+
 
 # BFCL's standardize_string: drop spaces and , . / - _ * ^, lower-case, ' -> ".
 _BFCL_DROP = str.maketrans("", "", " ,./-_*^")
@@ -145,7 +203,8 @@ def _resolve(path: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-_new = tuple.__new__  # Matcher(...) runs a Python-level __new__ per node; this is the C one
+# Matcher(...) (any NamedTuple) runs a Python-level __new__ per node; this is the C one.
+_new = tuple.__new__
 
 
 class _BadMatcher(Exception):
@@ -155,62 +214,32 @@ class _BadMatcher(Exception):
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-def _at(path: str | None, step: Any, member: bool = True) -> str | None:
-    """The path of a member or item when checking (None when compiling: nothing to name)."""
-    if path is None:
-        return None
-    return (f"{path}.{step}" if path else str(step)) if member else f"{path}[{step}]"
+# Where a value is: the root's text, or (parent, step, member) — built as the walk goes
+# down, and read as text only when a problem is reported.
+Path = str | tuple[Any, Any, bool]
 
 
-def _matcher(
-    key: str, spec: Mapping[str, Any], path: str | None, problems: list[str] | None
-) -> Matcher:
-    """A well-formed matcher object compiled (its operands read with :func:`_compile`)."""
-    operand = spec[key]
-    if key == "$any":
-        for option in operand:
-            if type(option) not in _SCALARS:
-                break
-        else:  # BFCL's lists of acceptable values
-            return _new(Matcher, ("one_of", tuple(operand), spec, False))
-        options = [_compile(o, _at(path, f"$any[{i}]"), problems) for i, o in enumerate(operand)]
-        return _new(Matcher, ("any", tuple(options), spec, any(o.optional for o in options)))
-    if key == "$optional":  # the operand's matcher, which may be left out
-        inner = _compile(operand, _at(path, "$optional"), problems)
-        return _new(Matcher, (inner.kind, inner.operand, spec, True))
-    if key == "$literal":
-        return Matcher("exact", operand, spec)
-    if problems is not None:  # only checking: nothing more to read, nothing to import
-        return Matcher("exact", spec, spec)
-    params = {k: v for k, v in spec.items() if k != key}
-    if key == "$regex":
-        return Matcher("regex", re.compile(operand), spec)
-    if key == "$approx":
-        return Matcher("approx", (operand, params.get("rel", 1e-9), params.get("abs", 0.0)), spec)
-    if key == "$normalized":
-        norm = NORMALIZERS[params.get("normalizer", "bfcl")]
-        return Matcher("normalized", (norm, norm(operand)), spec)
-    return Matcher("match", (_resolve(operand), MappingProxyType(params)), spec)  # $match
+def _text(path: Path) -> str:
+    """A path as text: ``a.b[0]``."""
+    if isinstance(path, str):
+        return path
+    parent, step, member = path
+    head = _text(parent)
+    return (f"{head}.{step}" if head else str(step)) if member else f"{head}[{step}]"
 
 
-def _compile(
-    value: Any, path: str | None, problems: list[str] | None, literal: bool = False
-) -> Matcher:
+def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool = False) -> Matcher:
     """One walk: compiles ``value`` and checks each matcher as it reaches it, collecting
     the problems (``problems``: a list; ``path``: where ``value`` is) or raising
-    :class:`_BadMatcher` at the first (None)."""
+    :class:`_BadMatcher` at the first (None). A well-formed matcher's operands are
+    compiled in turn."""
     kind = type(value)
     if kind in _SCALARS:
         return _new(Matcher, ("exact", value, value, False))
     if kind is dict or isinstance(value, Mapping):
-        key = None
-        if not literal:
-            for k in value:  # a "$" key makes a matcher (matcher_key, inline)
-                if isinstance(k, str) and k[:1] == "$":
-                    key = k
-                    break
+        key = None if literal else matcher_key(value)
         if key is None:
-            members = {k: _compile(v, _at(path, k), problems, literal) for k, v in value.items()}
+            members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
             return _new(Matcher, ("object", MappingProxyType(members), value, False))
         found: list[str] = []
         known = True  # the common shapes below have nothing to check on the node itself
@@ -221,12 +250,41 @@ def _compile(
         if found:
             if problems is None:
                 raise _BadMatcher
-            problems += [f"{path}: {p}" if path else p for p in found]
+            where = _text(path)
+            problems += [f"{where}: {p}" if where else p for p in found]
         if not known or (key == "$any" and not isinstance(value[key], list)):
             return Matcher("exact", value, value)  # (only when checking: it raised otherwise)
-        return _matcher(key, value, path, problems)
+        operand = value[key]
+        if key == "$any":
+            for option in operand:
+                if type(option) not in _SCALARS:
+                    break
+            else:  # BFCL's lists of acceptable values
+                return _new(Matcher, ("one_of", tuple(operand), value, False))
+            options = [
+                _compile(o, (path, f"$any[{i}]", True), problems) for i, o in enumerate(operand)
+            ]
+            return _new(Matcher, ("any", tuple(options), value, any(o.optional for o in options)))
+        if key == "$optional":  # the operand's matcher, which may be left out
+            inner = _compile(operand, (path, "$optional", True), problems)
+            return _new(Matcher, (inner.kind, inner.operand, value, True))
+        if key == "$literal":
+            return Matcher("exact", operand, value)
+        if problems is not None:  # only checking: nothing more to read, nothing to import
+            return Matcher("exact", value, value)
+        params = {k: v for k, v in value.items() if k != key}
+        if key == "$regex":
+            return Matcher("regex", re.compile(operand), value)
+        if key == "$approx":
+            return Matcher(
+                "approx", (operand, params.get("rel", 1e-9), params.get("abs", 0.0)), value
+            )
+        if key == "$normalized":
+            norm = NORMALIZERS[params.get("normalizer", "bfcl")]
+            return Matcher("normalized", (norm, norm(operand)), value)
+        return Matcher("match", (_resolve(operand), MappingProxyType(params)), value)  # $match
     if kind is list or isinstance(value, tuple):
-        items = [_compile(v, _at(path, i, False), problems, literal) for i, v in enumerate(value)]
+        items = [_compile(v, (path, i, False), problems, literal) for i, v in enumerate(value)]
         return _new(Matcher, ("array", tuple(items), value, False))
     return _new(Matcher, ("exact", value, value, False))
 
@@ -240,7 +298,7 @@ def compile_matchers(value: Any, *, literal: bool = False) -> Matcher:
     (True, False)
     """
     try:
-        return _compile(value, None, None, literal)
+        return _compile(value, "", None, literal)
     except _BadMatcher:
         raise ValueError(check_matchers(value)[0]) from None
 

@@ -4,6 +4,7 @@ modes, the longest order-preserving alignment in the strict one."""
 from __future__ import annotations
 
 from collections import deque
+from itertools import compress
 
 __all__ = ["align_in_order", "max_matching", "pair"]
 
@@ -19,7 +20,7 @@ def pair(ok: list[list[bool]], n_expected: int, strict: bool) -> dict[int, int]:
     """
     if strict:
         return {j: i for i, j in align_in_order(ok)}
-    adjacency = [[j for j, fits in enumerate(row) if fits] for row in ok]
+    adjacency = [list(compress(range(len(row)), row)) for row in ok]
     return {j: i for i, j in enumerate(max_matching(adjacency, n_expected)) if j >= 0}
 
 

@@ -144,24 +144,6 @@ def _answers(golden: Any) -> list[str]:
     return [] if golden is None else [_as_text(golden)]
 
 
-def _qa_result(prediction: Any, golden_answer: Any) -> QAResult:
-    raw = _as_text(prediction)
-    answers = _answers(golden_answer)
-    pred_tokens = _tokens(raw)
-    pred_norm = " ".join(pred_tokens)
-    if not answers:
-        return _result(pred_norm, [], None, "no gold answer given")
-    if not raw.strip():
-        return _result(pred_norm, [_zero(g, "empty_prediction") for g in answers], 0,
-                       "empty prediction")  # fmt: skip
-    scores = [_score_one(pred_tokens, pred_norm, raw, g) for g in answers]
-    best = 0
-    for i in range(1, len(scores)):
-        if scores[i]["f1"] > scores[best]["f1"]:
-            best = i
-    return _result(pred_norm, scores, best, None)
-
-
 def _result(
     pred_norm: str, scores: list[dict[str, Any]], best: int | None, reason: str | None
 ) -> QAResult:
@@ -199,7 +181,21 @@ def qa_f1_reward(prediction: Any, golden_answer: Any, trajectory: Any = None) ->
     >>> qa_f1_reward("the", "The").f1, qa_f1_reward("a", "The").f1  # gold only an article
     (1.0, 0.0)
     """
-    return _qa_result(prediction, golden_answer)
+    raw = _as_text(prediction)
+    answers = _answers(golden_answer)
+    pred_tokens = _tokens(raw)
+    pred_norm = " ".join(pred_tokens)
+    if not answers:
+        return _result(pred_norm, [], None, "no gold answer given")
+    if not raw.strip():
+        return _result(pred_norm, [_zero(g, "empty_prediction") for g in answers], 0,
+                       "empty prediction")  # fmt: skip
+    scores = [_score_one(pred_tokens, pred_norm, raw, g) for g in answers]
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i]["f1"] > scores[best]["f1"]:
+            best = i
+    return _result(pred_norm, scores, best, None)
 
 
 def qa_f1_reward_format(
@@ -227,7 +223,7 @@ def qa_f1_reward_format(
     >>> r.reward, r.f1
     (0.0, 1.0)
     """
-    result = _qa_result(prediction, answer)
+    result = qa_f1_reward(prediction, answer)
     used = count_tool_uses(trajectory)
     details = result.details.model_copy(
         update={"tool_messages": used, "min_tool_messages": min_tool_messages}

@@ -1,10 +1,14 @@
 """Rewards by name, configured from data, applied together to one sample.
 
 Every reward, built-in, registered or resolved from elsewhere (agentloop resolves
-``module:name`` paths), is called the same way (``_reward_inputs``): the parameters named
-after an input (``final_answer``, ``trajectory``, ``messages``, ``ground_truth``,
-``answer``, ``metadata``, ``row``, ``environment``) receive it, the others come from the config. It
-returns a :class:`RewardResult`, or a number or bool in [0, 1] (the score). Built-ins:
+``module:name`` paths), is called the same way. Its parameters named after an input
+receive it: ``final_answer`` (the last assistant text), ``trajectory`` (what the caller
+scored: a Trajectory or a message list), ``messages`` (OpenAI-format dicts),
+``ground_truth``, ``answer``, ``metadata`` (``{}`` when none), ``row`` (the dataset row as a
+dict, when the caller has one) and ``environment`` (a stateful environment's states and
+results per turn, agent's and expected: see ``agentloop.evals._env``). Every other parameter
+is set by the config (the required ones must be). It returns a :class:`RewardResult`, or
+a number or bool in [0, 1] (the score). Built-ins:
 QA rewards score the trajectory's ``final_answer`` against ``answer``; tool-call
 rewards compare ``ground_truth`` with every tool call the trajectory made, in
 order, across all rounds.
@@ -14,15 +18,18 @@ A config lists specs: a name, or a one-key dict ``{name: {params}}``.
 
 from __future__ import annotations
 
+import inspect
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
+from ._messages import final_answer_of, is_trajectory
 from ._result_models import RewardResult
-from ._reward_inputs import INPUTS, Inputs, as_result, read_signature
 
 __all__ = [
     "RewardEntry",
@@ -34,6 +41,87 @@ __all__ = [
     "reward_entry",
     "score_sample",
 ]
+
+# A reward's inputs, the parameters a config may set (None: any) and the required ones.
+Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]
+INPUTS = (
+    "final_answer",
+    "trajectory",
+    "messages",
+    "ground_truth",
+    "answer",
+    "metadata",
+    "row",
+    "environment",
+)
+
+
+def read_signature(
+    name: str, fn: Any
+) -> tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]:
+    """The inputs ``fn`` asks for by name, the parameters a config may set (None: it takes
+    ``**kwargs``) and those without a default (a config must set them); ValueError (one
+    line) when it cannot be called by name, or is async.
+
+    >>> def judge(final_answer, answer, *, threshold, strict=False): ...
+    >>> inputs, params, required = read_signature("judge", judge)
+    >>> inputs, sorted(params or ()), sorted(required)
+    (('final_answer', 'answer'), ['strict', 'threshold'], ['threshold'])
+    """
+    call = getattr(fn, "__call__", None)  # noqa: B004 - a callable object's own method
+    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call):
+        raise ValueError(f"reward {name!r} is async; a reward is a plain function")
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        raise ValueError(f"reward {name!r}: its signature cannot be read") from None
+    inputs, params, required, any_params = [], set(), set(), False
+    for p in parameters:
+        if p.kind is p.VAR_KEYWORD:
+            any_params = True
+        elif p.kind is p.POSITIONAL_ONLY:
+            raise ValueError(f"reward {name!r}: positional-only parameter {p.name!r} "
+                             "cannot be passed by name")  # fmt: skip
+        elif p.kind is not p.VAR_POSITIONAL:
+            if p.name in INPUTS:
+                inputs.append(p.name)
+            else:
+                params.add(p.name)
+                if p.default is p.empty:
+                    required.add(p.name)
+    return tuple(inputs), None if any_params else frozenset(params), frozenset(required)
+
+
+def _openai_messages(trajectory: Any) -> list[Any]:
+    if is_trajectory(trajectory):
+        return list(trajectory.to_openai_messages())
+    messages = list(trajectory) if isinstance(trajectory, (list, tuple)) else []
+    if all(isinstance(m, dict) for m in messages):
+        return messages
+    from langchain_core.messages import convert_to_openai_messages  # LangChain objects only
+
+    return list(convert_to_openai_messages(messages))
+
+
+def as_result(value: Any, name: str) -> RewardResult[Any]:
+    """A reward's return value as a result: a RewardResult as it is, a number or a bool
+    in [0, 1] as its score; anything else raises (TypeError, ValueError).
+
+    >>> as_result(True, "pkg.rewards:short").model_dump()
+    {'score': 1.0, 'reason': 'short returned True', 'details': None}
+    """
+    if isinstance(value, RewardResult):
+        return value
+    if isinstance(value, Real):
+        score = float(value)
+        if math.isnan(score) or not 0.0 <= score <= 1.0:
+            raise ValueError(f"reward {name!r} returned {value!r}, outside [0, 1]")
+        short = name.rpartition(":")[2]
+        return RewardResult(score=score, reason=f"{short} returned {value!r}", details=None)
+    raise TypeError(
+        f"reward {name!r} returned {type(value).__name__}, not a RewardResult or a number"
+    )
+
 
 RewardFn = Callable[..., Any]  # returns a RewardResult, a number or a bool
 
@@ -140,10 +228,6 @@ def registered_rewards() -> Mapping[str, RewardEntry]:
     return MappingProxyType(_REGISTRY)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def parse_reward_specs(
     specs: Any, *, resolve: Callable[[str], RewardEntry | None] | None = None
 ) -> list[RewardSpec]:
@@ -195,7 +279,7 @@ def parse_reward_specs(
             try:
                 entry.check(params)
             except (TypeError, ValueError) as exc:
-                raise ValueError(_one_line(f"reward {name!r}: {exc}")) from None
+                raise ValueError(" ".join(f"reward {name!r}: {exc}".split())) from None  # one line
         seen[name] = seen.get(name, 0) + 1
         key = name if seen[name] == 1 else f"{name}#{seen[name]}"
         parsed.append(RewardSpec(name, params, key, entry))
@@ -237,19 +321,19 @@ def score_sample(
         if isinstance(rewards, (list, tuple)) and all(isinstance(s, RewardSpec) for s in rewards)
         else parse_reward_specs(rewards)
     )
-    inputs = Inputs(
-        trajectory,
-        ground_truth=ground_truth,
-        answer=answer,
-        metadata={} if metadata is None else metadata,
-        row=row,
-        environment=environment,
-    )
+    # The inputs of the sample; the derived ones computed once, when a reward asks for them.
+    inputs = {"trajectory": trajectory, "ground_truth": ground_truth, "answer": answer,
+              "metadata": {} if metadata is None else metadata, "row": row,
+              "environment": environment}  # fmt: skip
+    derived = {"final_answer": final_answer_of, "messages": _openai_messages}
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
     for spec in specs:
         entry = spec.entry or _REGISTRY[spec.name]
-        kwargs = {name: inputs.get(name) for name in entry.inputs}
+        for name in entry.inputs:
+            if name not in inputs:
+                inputs[name] = derived[name](trajectory)
+        kwargs = {name: inputs[name] for name in entry.inputs}
         result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
         results[spec.key] = result
         if entry.pass_threshold is not None:

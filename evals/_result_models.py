@@ -8,10 +8,11 @@ results file documents itself.
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticSerializationError, to_jsonable_python
+from typing_extensions import TypeVar
 
 __all__ = [
     "AnswerScore",
@@ -24,9 +25,21 @@ __all__ = [
     "ToolMatchDetails",
 ]
 
-# Unbound: a bare ``RewardResult`` takes any details. A BaseModel bound made pydantic
-# validate a custom reward's dict into a bare, unserialisable BaseModel.
-DetailsT = TypeVar("DetailsT")
+
+def _json_details(value: Any) -> Any:
+    # Fail in the reward, not later when the harness writes the result.
+    if not isinstance(value, BaseModel):
+        try:
+            to_jsonable_python(value)
+        except PydanticSerializationError as exc:
+            raise ValueError(f"details must be JSON-serialisable: {exc}") from None
+    return value
+
+
+# Unbound: a bare ``RewardResult`` takes any details that can become JSON (a BaseModel
+# bound made pydantic validate a custom reward's dict into a bare, unserialisable
+# BaseModel); ``RewardResult[SomeModel]`` takes that model.
+DetailsT = TypeVar("DetailsT", default=Annotated[Any, AfterValidator(_json_details)])
 
 _CONFIG = ConfigDict(use_attribute_docstrings=True, extra="forbid")
 
@@ -42,17 +55,6 @@ class RewardResult(BaseModel, Generic[DetailsT]):
     """One human-readable sentence explaining the score."""
     details: DetailsT
     """Reward-specific per-item diagnostics: a pydantic model or any JSON-serialisable value."""
-
-    @field_validator("details")
-    @classmethod
-    def _details_become_json(cls, value: Any) -> Any:
-        # Fail in the reward, not later when the harness writes the result.
-        if not isinstance(value, BaseModel):
-            try:
-                to_jsonable_python(value)
-            except PydanticSerializationError as exc:
-                raise ValueError(f"details must be JSON-serialisable: {exc}") from None
-        return value
 
 
 class CallDiagnostic(BaseModel):

@@ -1,28 +1,199 @@
-"""``match_function_call``: one call's name and arguments against an expected schema."""
+"""Tool schemas: ``match_function_call`` (one call's name and arguments against an expected
+schema, as reward-kit scores it) and the schema rules ``tool_call_match`` applies.
+
+The schema rules: declared parameters, required ones, and their types.
+
+Types follow BFCL's Python rules: an int is fine for ``number``/``float``, a float is
+not an ``integer``, a bool is never a number, ``array``/``tuple`` take lists, ``object``/
+``dict`` take objects; array items are checked against ``items`` at every depth.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from operator import attrgetter
+from typing import Any, NamedTuple
 
-from ._calls import deserialize_args
+from ._calls import Call, deserialize_args
+from ._matchers import _new
 from ._result_models import FunctionCallDetails, RewardResult
 
-__all__ = ["STRICTNESS_MODES", "match_function_call"]
+__all__ = [
+    "STRICTNESS_MODES",
+    "SchemaIndex",
+    "match_function_call",
+    "schema_index",
+    "schema_problem",
+    "schema_problems",
+    "type_problem",
+]
 
 STRICTNESS_MODES = ("exact", "partial", "flexible", "permissive")
 
-# JSON-schema type name -> check. bool is excluded from the numbers on purpose.
-_TYPE_CHECKS = {
-    "string": lambda v: isinstance(v, str),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, (list, tuple)),
-    "object": lambda v: isinstance(v, Mapping),
-    "null": lambda v: v is None,
+# The JSON-schema type names (checked with ``FITS``); others accept anything.
+_JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
+
+
+class Declared(NamedTuple):
+    """One tool's declared parameter schemas and its required parameter names."""
+
+    properties: Mapping[str, Any]
+    required: Sequence[str]
+
+
+SchemaIndex = dict[str, Declared]
+_name = attrgetter("name")
+
+
+# Type name -> the Python classes whose values have that type (bool is never a number).
+_CLASSES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "float": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "tuple": (list, tuple),
+    "object": (Mapping,),
+    "dict": (Mapping,),
+    "null": (type(None),),
 }
+
+
+class _Fits(dict[tuple[str, type], "bool | None"]):
+    """``FITS[name, type(value)]``: whether a value of that class has the type ``name``;
+    None for a name with no rule. Filled as pairs are met (bounded)."""
+
+    def __missing__(self, key: tuple[str, type]) -> bool | None:
+        name, cls = key
+        classes = _CLASSES.get(name)
+        fits = None
+        if classes is not None:
+            fits = issubclass(cls, classes) and (bool in classes or not issubclass(cls, bool))
+        if len(self) < 4096:
+            self[key] = fits
+        return fits
+
+
+FITS = _Fits()
+
+
+def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaIndex:
+    """Tool name -> :class:`Declared` of OpenAI tool schemas (or bare function schemas);
+    ValueError (one line) on a shape it cannot read. ``names``: index only these tools
+    (the first of each name), reading the tools in order until all of them are found.
+
+    >>> tool = {"type": "function", "function": {"name": "f", "parameters": {
+    ...     "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+    >>> schema_index([tool]), schema_index([tool], names=())
+    ({'f': Declared(properties={'x': {'type': 'integer'}}, required=['x'])}, {})
+    """
+    if not isinstance(tools, list):
+        raise ValueError("schema must be a list of tool schemas or 'row'")
+    index: SchemaIndex = {}
+    for i, tool in enumerate(tools):
+        if names is not None and len(index) == len(names):
+            break
+        function = (
+            tool.get("function", tool)
+            if (type(tool) is dict or isinstance(tool, Mapping))
+            else None
+        )
+        if (
+            not (type(function) is dict or isinstance(function, Mapping))
+            or type(name := function.get("name")) is not str
+        ):
+            raise ValueError(f"schema[{i}] is not a tool schema with a function name")
+        if name in index or (names is not None and name not in names):
+            continue
+        params = function.get("parameters") or {}
+        props = (
+            params.get("properties") or {}
+            if (type(params) is dict or isinstance(params, Mapping))
+            else None
+        )
+        if type(props) is not dict and not isinstance(props, Mapping):
+            raise ValueError(f"schema[{i}] ({name!r}): parameters.properties must be an object")
+        required = params.get("required") or ()  # JSON Schema names are strings
+        index[name] = _new(Declared, (props, list(map(str, required))))
+    return index
+
+
+def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str | None]:
+    """The schema rule each generated call breaks (None: none) for the calls that could
+    pair (an expected call has their name). Only the tools such calls name are read, as
+    BFCL reads only the expected function's doc.
+
+    >>> tool = {"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}
+    >>> schema_problems([tool], [Call("f", {"x": "1"}), Call("g", {})], [Call("f", {})])
+    ["type of parameter 'x': expected integer, got str", None]
+    """
+    expected = set(map(_name, exp))
+    index = schema_index(tools, expected.intersection(map(_name, gen)))
+    return [schema_problem(g, index) if g.name in expected else None for g in gen]
+
+
+def type_problem(value: Any, schema: Any) -> str | None:
+    """Why ``value`` does not have the declared type, or None when it does (or when no
+    type, ``any`` or an unknown type name is declared).
+
+    >>> type_problem(3, {"type": "number"}), type_problem(3.0, {"type": "integer"})
+    (None, 'expected integer, got float')
+    >>> type_problem([1, "2"], {"type": "array", "items": {"type": "integer"}})
+    'item 1: expected integer, got str'
+    """
+    if type(schema) is not dict and not isinstance(schema, Mapping):
+        return None
+    declared = schema.get("type")
+    cls = type(value)
+    known = False
+    for name in declared if type(declared) is list else (declared,):
+        if type(name) is str and (fits := FITS[name, cls]) is not None:
+            if fits:
+                break
+            known = True
+    else:
+        if known:
+            names = declared if type(declared) is list else (declared,)
+            got = "bool" if FITS["boolean", cls] else cls.__name__
+            return f"expected {'/'.join(str(n) for n in names)}, got {got}"
+    items = schema.get("items") if FITS["array", cls] else None
+    if items is not None and (type(items) is dict or isinstance(items, Mapping)):
+        for i, item in enumerate(value):
+            problem = type_problem(item, items)
+            if problem is not None:
+                return f"item {i}: {problem}"
+    return None
+
+
+def schema_problem(call: Call, index: SchemaIndex) -> str | None:
+    """The first schema rule ``call`` breaks (naming the rule and parameter), or None.
+
+    >>> index = {"f": Declared({"x": {"type": "integer"}}, ("x",))}
+    >>> schema_problem(Call("f", {"x": 1}), index) is None
+    True
+    >>> schema_problem(Call("f", {"y": 1}), index)
+    "missing required parameter 'x'"
+    >>> schema_problem(Call("f", {"x": True}), index)
+    "type of parameter 'x': expected integer, got bool"
+    """
+    declared = index.get(call.name)
+    if declared is None:
+        return f"tool {call.name!r} is not declared"
+    args = call.args
+    if type(args) is not dict and not isinstance(args, Mapping):
+        return f"arguments are a {type(args).__name__}, not an object"
+    for name in declared.required:
+        if name not in args:
+            return f"missing required parameter {name!r}"
+    for name, value in args.items():
+        if name not in declared.properties:
+            return f"undeclared parameter {name!r}"
+        problem = type_problem(value, declared.properties[name])
+        if problem is not None:
+            return f"type of parameter {name!r}: {problem}"
+    return None
 
 
 def _schema_parts(schema: Any) -> tuple[str, dict[str, Any], set[str]]:
@@ -52,9 +223,9 @@ def _schema_parts(schema: Any) -> tuple[str, dict[str, Any], set[str]]:
 def _type_ok(value: Any, arg_schema: Any) -> bool:
     declared = arg_schema.get("type") if isinstance(arg_schema, Mapping) else None
     names = declared if isinstance(declared, list) else [declared]
-    checks = [_TYPE_CHECKS[n] for n in names if isinstance(n, str) and n in _TYPE_CHECKS]
+    fits = [FITS[n, type(value)] for n in names if isinstance(n, str) and n in _JSON_TYPES]
     # No type, "any" or an unknown type name accepts any value.
-    return not checks or any(check(value) for check in checks)
+    return not fits or any(fits)
 
 
 def match_function_call(

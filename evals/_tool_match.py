@@ -1,4 +1,5 @@
-"""Tool-call rewards: the reference's exact match, and a configurable matcher.
+"""Tool-call rewards: the reference's exact match, and a configurable matcher
+(and reward-kit's deprecated names, which only delegate to the exact match and warn).
 
 ``exact_tool_match_reward`` keeps reward-kit's semantics (last message is the
 generation; same count, order, names and JSON-identical arguments), minus its
@@ -10,6 +11,7 @@ and agentloop Trajectories, and both score a ground truth they cannot read whole
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,28 +23,29 @@ from ._call_diagnostics import (
     fits,
     tool_match_result,
 )
-from ._calls import calls_from_message, collect_calls, last_message_calls
-from ._expected_calls import ExpectedCall, UnusableGroundTruth, expected_calls, ground_truth_calls
+from ._calls import calls_from_message, collect_calls
+from ._expected_calls import UnusableGroundTruth, expected_calls, ground_truth_calls
 from ._matchers import check_matchers
 from ._messages import is_message, is_trajectory
 from ._pairing import pair
-from ._schema import match_function_call
-from ._schema_rules import schema_problems
+from ._schema import schema_problems
 
 __all__ = [
     "ARG_MODES",
     "NUMBER_MODES",
     "ORDER_MODES",
+    "composite_function_call_reward",
     "exact_tool_match_reward",
-    "match_function_call",
+    "llm_judge_reward",
+    "schema_jaccard_reward",
     "tool_call_match",
 ]
 
 ORDER_MODES = ("strict", "unordered", "subset", "superset")
 ARG_MODES = ("exact", "ignore", "subset", "superset")
 NUMBER_MODES = ("exact", "numeric")
-# (generated arguments, expected call, the pair's diagnosis) -> whether the pair fits.
-ArgRule = Callable[[Any, ExpectedCall, dict[str, Any]], bool]
+# A pair's argument rule: an ``args`` mode, or a user's ``(generated, expected) -> bool``.
+Rule = str | Callable[[Any, Any], Any]
 Override = str | Callable[[Any, Any], Any] | Mapping[str, Any]
 
 
@@ -51,42 +54,30 @@ def _check_mode(kind: str, value: Any, valid: tuple[str, ...], where: str = "") 
         raise ValueError(f"unknown {kind} mode {value!r}{where}; valid: {', '.join(valid)}")
 
 
-def _mode_rule(mode: str) -> ArgRule:
-    """A built-in ``args`` mode: read from the pair's diagnosis (``fits``)."""
-    _check_mode("args", mode, ARG_MODES)
-    return lambda g, e, d: fits(mode, d)
-
-
-def _custom_rule(fn: Callable[[Any, Any], Any]) -> ArgRule:
-    """A user's ``(generated_args, expected_args) -> bool``, given the arguments as written."""
-    return lambda g, e, d: bool(fn(g, e.args))
-
-
 def _rules(
-    args: str, overrides: Mapping[str, Override] | None
-) -> tuple[ArgRule, dict[str, ArgRule], dict[str, Mapping[str, Any]]]:
-    """The default rule, rules by tool name, and acceptable values by tool and argument."""
-    default = _mode_rule(args)
-    per_tool: dict[str, ArgRule] = {}
+    overrides: Mapping[str, Override] | None,
+) -> tuple[dict[str, Rule], dict[str, Mapping[str, Any]]]:
+    """Rules by tool name, and acceptable values by tool and argument."""
+    per_tool: dict[str, Rule] = {}
     values: dict[str, Mapping[str, Any]] = {}
     if overrides is not None and not isinstance(overrides, Mapping):
         raise ValueError("arg_overrides must map tool names to modes, callables or matchers")
     for name, spec in (overrides or {}).items():
         if isinstance(spec, str):
             _check_mode("args", spec, ARG_MODES, f" (override for {name!r})")
-            per_tool[name] = _mode_rule(spec)
+            per_tool[name] = spec
         elif isinstance(spec, Mapping):
             if problems := check_matchers(spec, f"arg_overrides.{name}"):
                 raise ValueError(problems[0])
             values[name] = {str(k): v for k, v in spec.items()}
         elif callable(spec):
-            per_tool[name] = _custom_rule(spec)
+            per_tool[name] = spec
         else:
             raise ValueError(
                 f"arg_overrides[{name!r}] must be one of {', '.join(ARG_MODES)}, a callable "
                 "or an object of acceptable argument values"
             )
-    return default, per_tool, values
+    return per_tool, values
 
 
 def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatchResult:
@@ -123,7 +114,7 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
         if not messages:
             return tool_match_result(0.0, "No messages provided for evaluation.", (0, 0, 0), [],
                                      notes)  # fmt: skip
-        generated = last_message_calls(messages, notes)
+        generated = calls_from_message(messages[-1], notes, "last message")
     elif is_message(messages):
         generated = calls_from_message(messages, notes, "message")
     else:
@@ -201,10 +192,12 @@ def tool_call_match(
     >>> tool_call_match([A(x="paris")], [A(x={"$any": ["Paris", "paris"]})]).score
     1.0
     """
-    _check_mode("order", order, ORDER_MODES)
-    _check_mode("numbers", numbers, NUMBER_MODES)
+    if order not in ORDER_MODES or numbers not in NUMBER_MODES or args not in ARG_MODES:
+        _check_mode("order", order, ORDER_MODES)
+        _check_mode("numbers", numbers, NUMBER_MODES)
+        _check_mode("args", args, ARG_MODES)
     numeric = numbers == "numeric"
-    default_rule, per_tool, values = _rules(args, arg_overrides)
+    per_tool, values = _rules(arg_overrides)
     if type(schema) is not list and schema == "row":
         raise ValueError("schema='row' needs the row's tools: pass them as schema=[...]")
     modes = (order, args, numbers)
@@ -224,7 +217,10 @@ def tool_call_match(
             fit = False
             if g.name == e.name:
                 d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
-                fit = broken[i] is None and per_tool.get(e.name, default_rule)(g.args, e, d)
+                rule = per_tool.get(e.name, args)  # a user's rule reads the arguments as written
+                fit = broken[i] is None and (
+                    fits(rule, d) if isinstance(rule, str) else bool(rule(g.args, e.args))
+                )
             row.append(fit)
         ok.append(row)
     partner = pair(ok, len(exp), order == "strict")
@@ -238,13 +234,40 @@ def tool_call_match(
         if problem is not None:
             d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
     reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
-    if not passed:  # the first failure on the side the mode checks
-        for d in calls:
-            if (
-                (order != "subset" or d["generated_index"] is not None)
-                and (order != "superset" or d["expected_index"] is not None)
-                and not d["matched"]
-            ):
-                reason += "; " + describe(d, exp, gen)
-                break
+    side = {"subset": "generated_index", "superset": "expected_index"}.get(order)
+    failed = [d for d in calls if not (d["matched"] or (side and d[side] is None))]
+    if not passed and failed:  # the first failure on the side the mode checks
+        reason += "; " + describe(failed[0], exp, gen)
     return tool_match_result(float(passed), reason, (len(gen), len(exp), k), calls, notes, modes)
+
+
+# Deprecated wrappers kept for reward-kit's names: each only delegates to
+# ``exact_tool_match_reward`` and warns.
+def _deprecated(name: str, ignored: str) -> Callable[..., ToolMatchResult]:
+    def reward(messages: Any, ground_truth: Any = None, **_: Any) -> ToolMatchResult:
+        warnings.warn(
+            f"{name} is deprecated and only delegates to exact_tool_match_reward; "
+            "call exact_tool_match_reward directly",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return exact_tool_match_reward(messages, ground_truth)
+
+    reward.__name__ = reward.__qualname__ = name
+    reward.__doc__ = f"""Deprecated: ``exact_tool_match_reward``; {ignored} are ignored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = {name}([{{"role": "assistant", "content": None}}], None, model="x")
+    >>> r.score, caught[0].category.__name__
+    (1.0, 'DeprecationWarning')
+    """
+    return reward
+
+
+schema_jaccard_reward = _deprecated("schema_jaccard_reward", "old extra keyword arguments")
+llm_judge_reward = _deprecated("llm_judge_reward", "no model is called; extra keyword arguments")
+composite_function_call_reward = _deprecated(
+    "composite_function_call_reward", "old weights and keyword arguments"
+)

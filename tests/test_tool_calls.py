@@ -72,7 +72,7 @@ def test_every_reader_takes_the_same_calls(case: str) -> None:
     assert _validation_accepts(item, "ground_truth") is (read.name != "")
     # the rewards read the same name and arguments
     if usable is not None:
-        assert [tuple(c) for c in collect_calls([item], [])] == [usable]
+        assert [(c.name, c.args) for c in collect_calls([item], [])] == [usable]
     else:
         assert read.problem  # and it says why
 

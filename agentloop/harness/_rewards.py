@@ -2,7 +2,7 @@
 
 ``my_pkg.rewards:short_answer`` and ``./my_rewards.py:judge`` are imported with the
 same resolver (and one-line errors) as tools, then called exactly like the built-ins
-(``agentloop.evals._reward_inputs``). Their results are keyed by the path as written.
+(``agentloop.evals._registry``). Their results are keyed by the path as written.
 """
 
 from __future__ import annotations
