@@ -20,6 +20,8 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	$(PIP) -e '.[local]'
 	touch $@
 
+# inspect-evals gives τ²-bench's task and database files (dataset: tau2:<domain>), likewise
+# without its dependencies, in $(VENV)/inspect-evals.
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>) and its multi-turn classes. Its
 # dependencies pull torch, so it is installed without them, into a folder of its own that
 # agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report
@@ -30,6 +32,7 @@ $(TEST_STAMP): pyproject.toml | $(PY)
 	$(PIP) -e '.[test]'
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'
 	$(PIP) 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
+	$(PIP) --no-deps --upgrade --target $(VENV)/inspect-evals 'inspect-evals==0.26.0'  # τ²-bench's files
 	touch $@
 
 # The linters, beside what the tests need (mypy reads the optional packages' types).
