@@ -9,7 +9,7 @@ For every task of each domain, scripted cases are built from the task's ground-t
 - ``wrong_arg``: one argument of the first compared action changed (a string gets a suffix, a
   number grows by one, a list loses its last item, ...);
 - ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
-  airline: a certificate for the task's user).
+  airline: a certificate for the task's user; retail: a new address for the task's user).
 
 Each case is judged twice:
 
@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentloop.benchmarks._tau2_data import domain_tasks, tau2_data_dir, tau2_row  # noqa: E402
-from agentloop.benchmarks._tau2_data import domain_policy  # noqa: E402
+from agentloop.benchmarks._tau2_data import domain_db, domain_policy  # noqa: E402
 from agentloop.benchmarks._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
 from agentloop.benchmarks._tau2_verdict import Conversation, tau2_score  # noqa: E402
 
@@ -87,8 +87,12 @@ def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
     if domain == "mock":
         return ("assistant", "create_task", {"user_id": "user_1", "title": "Extra task"})
     users = [a["arguments"]["user_id"] for a in actions if "user_id" in (a.get("arguments") or {})]
-    return ("assistant", "send_certificate", {"user_id": users[0] if users else "mia_li_3668",
-                                              "amount": 50})  # fmt: skip
+    user = users[0] if users else next(iter(domain_db(domain)[0]["users"]))
+    if domain == "retail":
+        address = {"address1": "1 Extra Street", "address2": "", "city": "Springfield",
+                   "state": "IL", "country": "USA", "zip": "62701"}  # fmt: skip
+        return ("assistant", "modify_user_address", {"user_id": user, **address})
+    return ("assistant", "send_certificate", {"user_id": user, "amount": 50})
 
 
 def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:

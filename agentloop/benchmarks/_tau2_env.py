@@ -9,8 +9,9 @@ applies it before a conversation: ``initialization_data`` merged into the databa
 replayed (the conversation's opening, which the row's messages show the agent).
 
 A call's text is τ²-bench's (``agentloop.benchmarks._tau2_toolkit``); a call that raised is
-answered with τ²-bench's ``Error: <message>`` as the tool's error (a ``ToolException``, so the
-trajectory records the call as failed, with τ²-bench's text).
+answered with τ²-bench's ``Error: <message>`` (a ``ToolException`` the tool handles itself,
+as LangChain's ``handle_tool_error`` does: the trajectory records the call as ran, ``ok``,
+where τ²-bench's tool message says ``error``).
 """
 
 from __future__ import annotations
@@ -39,9 +40,16 @@ def _airline() -> tuple[type[BaseModel], type[Toolkit], None, None]:
     return FlightDB, AirlineTools, None, None
 
 
+def _retail() -> tuple[type[BaseModel], type[Toolkit], None, None]:
+    from agentloop.benchmarks._tau2_retail import RetailDB, RetailTools
+
+    return RetailDB, RetailTools, None, None
+
+
 DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
     "mock": _mock,
     "airline": _airline,
+    "retail": _retail,
 }
 """Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
 
