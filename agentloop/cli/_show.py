@@ -76,7 +76,7 @@ def _message(message: Mapping[str, Any]) -> RenderableType:
     if text:
         parts.append(_folded(text))
     parts.extend(_tool_call(call) for call in message.get("tool_calls") or [])
-    title = Text(role)
+    title = Text(str(message.get("who") or role))
     failed = role == "tool" and message.get("status") in FAILED_CALLS
     if role == "tool":
         title = Text.assemble(
@@ -156,7 +156,9 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
         Rule(Text(f"{detail['id']} (epoch {detail.get('epoch')})"), align="left"),
         Text.assemble(
             "status ", _status(detail.get("status")),
-            f"   stop {detail.get('stop_reason')}   rounds {detail.get('rounds')}"
+            f"   stop {detail.get('stop_reason')}"
+            + (f" ({detail['stop_signal']})" if detail.get("stop_signal") else "")
+            + f"   rounds {detail.get('rounds')}"
             f"   tool calls {calls or '-'}   tokens in {usage.get('input_tokens', 0)}"
             f" out {usage.get('output_tokens', 0)}   latency {detail.get('wall_time_s')} s",
         ),
@@ -165,6 +167,9 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
         out.append(Panel(Text(str(detail.get("error"))), title=f"{detail.get('error_kind')} error",
                          border_style="red"))  # fmt: skip
     out.extend(_message(message) for message in detail.get("messages") or [])
+    if detail.get("user_messages"):
+        out.append(Rule("the simulated user's side", align="left"))
+        out.extend(_message(message) for message in detail["user_messages"])
     answer = detail.get("final_answer")
     if answer is not None and answer.strip():
         out.append(Panel(Text(answer), title="final answer", title_align="left"))

@@ -149,6 +149,21 @@ def _messages(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+_USER_SIDE = {"system": ("system", "user instructions"), "assistant": ("user", "simulated user"),
+              "user": ("assistant", "agent")}  # fmt: skip
+
+
+def _user_side(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A simulated user's own view (``user_messages``), its roles turned back to who spoke:
+    its replies are the user's, the texts it was shown the agent's; ``who`` names them."""
+    side = {"messages": trajectory.get("user_messages"), "steps": trajectory.get("user_steps")}
+    out = []
+    for message in _messages(side):
+        role, who = _USER_SIDE.get(str(message.get("role")), (message.get("role"), None))
+        out.append({**message, "role": role, "who": who} if who else message)
+    return out
+
+
 def sample_detail(line: Mapping[str, Any]) -> dict[str, Any]:
     """One result line as the sample view shows it."""
     trajectory = line.get("trajectory") or {}
@@ -169,6 +184,9 @@ def sample_detail(line: Mapping[str, Any]) -> dict[str, Any]:
     detail["scores"] = scores
     detail["final_answer"] = trajectory.get("final_answer")
     detail["messages"] = _messages(trajectory)
+    detail["stop_signal"] = trajectory.get("stop_signal")
+    if trajectory.get("user_messages"):
+        detail["user_messages"] = _user_side(trajectory)
     if trajectory.get("turns"):  # where each turn starts (its state snapshot is left out)
         detail["turns"] = [
             {"message_start": turn.get("message_start")}

@@ -7,7 +7,8 @@ round's calls (``_tool_executor``: the dispatcher or recorded results), tool-out
 serialisation (``_serialize``), retrying model errors (``_retry``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
-(``_content_calls``) and the sync wrapper's event loop (``_sync``).
+(``_content_calls``), the sync wrapper's event loop (``_sync``), and conversations with a
+simulated user (``_conversation``, its limits in ``_budget``).
 
 The engine knows nothing of models' providers, the harness or the CLI. ``__all__`` is what
 users import (``run_agent``, the trajectory types, tool loading, the tool-executor hook) and
@@ -16,9 +17,15 @@ what the packages above it use.
 
 from __future__ import annotations
 
+from agentloop.engine._budget import FAILED_STATUSES
 from agentloop.engine._content_calls import (
     format_content_tool_calls,
     parse_content_tool_calls,
+)
+from agentloop.engine._conversation import (
+    AGENT_STOP_SIGNALS,
+    USER_STOP_SIGNALS,
+    SimulatedUser,
 )
 from agentloop.engine._dispatch import (
     DEFAULT_TOOL_TIMEOUT,
@@ -56,13 +63,17 @@ from agentloop.engine._trajectory import (
 )
 
 __all__ = [
+    "AGENT_STOP_SIGNALS",
     "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
     "DEFAULT_TOOL_TIMEOUT",
+    "FAILED_STATUSES",
+    "USER_STOP_SIGNALS",
     "ContentCallParser",
     "ExecutorFactory",
     "PendingCall",
     "RecordedToolResults",
     "RetryPolicy",
+    "SimulatedUser",
     "StepRecord",
     "StopReason",
     "TokenUsage",

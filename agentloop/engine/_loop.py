@@ -14,6 +14,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messages
 
 from agentloop._secrets import is_secret_name
+from agentloop.engine._budget import Budget
+from agentloop.engine._conversation import Conversation, SimulatedUser
 from agentloop.engine._dispatch import DEFAULT_TOOL_TIMEOUT, TIME_LIMIT
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
@@ -29,6 +31,7 @@ from agentloop.engine._trajectory import (
 
 __all__ = [
     "MessagesInput",
+    "SimulatedUser",
     "ToolExecution",
     "ToolsInput",
     "Turn",
@@ -103,6 +106,7 @@ async def run_agent(
     tool_executor: ExecutorFactory | None = None,
     turns: Sequence[Turn] = (),
     snapshot: Callable[[], Any] | None = None,
+    user: SimulatedUser | None = None,
 ) -> Trajectory:
     """Run the tool loop until the model answers, the round cap is hit, or the model fails.
 
@@ -137,6 +141,12 @@ async def run_agent(
     ``tool_executor`` receives the dispatcher built here and returns what answers the
     calls instead (replay serves recorded results this way; it is asked again when a
     turn adds tools).
+
+    ``user`` makes the run a conversation with a simulated user (a chat model of its own,
+    with its own tools and the conversation's stop signals and limits): after each agent
+    reply the user answers, until a stop signal or a limit (see
+    ``agentloop.engine._conversation``). ``max_rounds`` then bounds each agent reply;
+    the trajectory also holds the user's side (``user_messages``, ``user_steps``).
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
@@ -146,8 +156,10 @@ async def run_agent(
         raise ValueError(
             f"tool_execution must be 'parallel' or 'sequential', not {tool_execution!r}"
         )
-    if single_turn and turns:
+    if single_turn and (turns or user is not None):
         raise ValueError("single_turn records one reply; it cannot run later turns")
+    if turns and user is not None:
+        raise ValueError("turns come from the simulated user; give turns or user, not both")
     for name, value in (("tool_timeout", tool_timeout), ("time_limit", time_limit),
                         ("token_limit", token_limit)):  # fmt: skip
         if value is not None and not value > 0:
@@ -166,8 +178,10 @@ async def run_agent(
     history = _to_messages(messages)
     available = list(tools)
     binding = bind(available)
+    budget = Budget(user.max_steps, user.max_errors) if user is not None else None
     rounds = RoundLoop(
         history,
+        budget=budget,
         max_rounds=max_rounds,
         at_max_rounds=at_max_rounds,
         single_turn=single_turn,
@@ -177,13 +191,33 @@ async def run_agent(
         raise_on_error=raise_on_error,
         token_limit=token_limit,
     )
-    recorded = bool(turns) or snapshot is not None  # a plain run keeps no turn records
+    conversation = None
+    if user is not None:
+        assert budget is not None
+        user_binding = ToolBinding(
+            user.model, user.tools, tool_timeout=tool_timeout,
+            max_tool_output_chars=max_tool_output_chars, tool_executor=user.tool_executor,
+            tool_choice=None, parallel_tool_calls=True,
+        )  # fmt: skip
+        conversation = Conversation(
+            user, rounds, budget=budget, parallel=tool_execution == "parallel",
+            parse_content=rounds.parse_content, raise_on_error=raise_on_error,
+            binding=user_binding, at_max_rounds_stop=at_max_rounds == "stop",
+        )  # fmt: skip
+    recorded = bool(turns) or snapshot is not None or user is not None
     records: list[TurnRecord] = []
     stop: StopReason = "final"
     error: str | None = None
     turn_start: tuple[int, int, list[str]] = (0, 0, [])
 
+    def end_conversation_turn(record: TurnRecord) -> None:
+        record.state = snapshot() if snapshot is not None else None
+        records.append(record)
+
     def end_turn() -> None:
+        if conversation is not None:  # stopped by the time limit in the middle of a turn
+            conversation.interrupted(end_conversation_turn, stop)
+            return
         if recorded:
             message_start, step_start, added = turn_start
             state = snapshot() if snapshot is not None else None
@@ -193,7 +227,9 @@ async def run_agent(
 
     # One deadline for the whole run, turns included (no deadline: never cancelled).
     with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
-        for index in range(len(turns) + 1):
+        if conversation is not None:
+            stop, error = await conversation.run(history, binding, end_conversation_turn)
+        for index in range(len(turns) + 1 if conversation is None else 0):
             message_start, added = 0, []
             if index > 0:
                 turn = turns[index - 1]
@@ -213,6 +249,8 @@ async def run_agent(
                 break  # the conversation ends at the round cap: no later turn
     if limit.cancelled_caught:
         rounds.stop_running(TIME_LIMIT.format(seconds=time_limit))
+        if conversation is not None:
+            conversation.stop_running(TIME_LIMIT.format(seconds=time_limit))
         stop, error = "time_limit", None
         end_turn()
     return Trajectory.build(
@@ -223,6 +261,9 @@ async def run_agent(
         wall_time_s=time.perf_counter() - started,
         model=describe_model(model),
         turns=records,
+        user_messages=conversation.messages if conversation is not None else None,
+        user_steps=conversation.steps if conversation is not None else None,
+        stop_signal=conversation.signal if conversation is not None else None,
     )
 
 

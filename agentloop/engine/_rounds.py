@@ -12,6 +12,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agentloop.engine._budget import Budget
 from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, ToolDispatcher
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._retry import RetryPolicy, call_with_retry
@@ -127,8 +128,10 @@ class RoundLoop:
         parse_content: ContentCallParser | None,
         raise_on_error: bool,
         token_limit: int | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.history = history
+        self.budget = budget
         self.steps: list[StepRecord] = []
         self.ids = CallIds(history)
         self.max_rounds = max_rounds
@@ -170,6 +173,8 @@ class RoundLoop:
             history.append(reply)
             step = StepRecord(latency_s=latency, usage=_usage(reply), retries=retries)
             steps.append(step)
+            if self.budget is not None:
+                self.budget.message()
             self.tokens += step.usage.total_tokens if step.usage else 0
             if not calls:
                 return "final", None
@@ -186,12 +191,20 @@ class RoundLoop:
                 text = ROUND_LIMIT.format(max_rounds=self.max_rounds)
                 tool_messages, step.tool_calls = executor.refuse(calls, text, "round_limit")
                 history.extend(tool_messages)
+                if self.budget is not None:
+                    self.budget.results(step.tool_calls)
+                    if limit := self.budget.exceeded():
+                        return limit, None
                 return "max_rounds", None
             self.running = (step, calls, executor)
             tool_messages, step.tool_calls = await executor.run(calls, parallel=self.parallel)
             self.running = None
             rounds += 1
             history.extend(tool_messages)
+            if self.budget is not None:
+                self.budget.results(step.tool_calls)
+                if limit := self.budget.exceeded():
+                    return limit, None
             if self.at_max_rounds == "stop" and rounds >= self.max_rounds:
                 return "max_rounds", None
 

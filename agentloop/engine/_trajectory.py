@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_valid
 from agentloop.engine._wire import from_wire, is_wire, message_text, message_to_openai, to_wire
 
 __all__ = [
+    "Side",
     "StepRecord",
     "StopReason",
     "TokenUsage",
@@ -32,7 +33,22 @@ ToolCallStatus = Literal[
     "round_limit",
     "not_run",
 ]
-StopReason = Literal["final", "max_rounds", "tool_calls", "error", "time_limit", "token_limit"]
+StopReason = Literal[
+    "final",
+    "max_rounds",
+    "tool_calls",
+    "error",
+    "time_limit",
+    "token_limit",
+    # a conversation with a simulated user (``agentloop.engine._conversation``)
+    "user_stop",
+    "agent_stop",
+    "max_turns",
+    "max_steps",
+    "too_many_errors",
+    "user_error",
+]
+Side = Literal["agent", "user"]
 # Calls that were requested but never executed: they do not make a step a round.
 _NOT_RUN = frozenset({"round_limit", "not_run"})
 
@@ -115,6 +131,13 @@ class TurnRecord(BaseModel):
     """Tools bound from this turn on that earlier turns did not have."""
     state: Any = None
     """The environment's snapshot after the turn (None without one)."""
+    user_message_start: int | None = None
+    """With a simulated user: index in ``Trajectory.user_messages`` where the user's part of
+    this turn starts (the agent's texts shown to it, then its reply); None when the turn
+    opened with the row's own messages."""
+    user_step_start: int | None = None
+    """With a simulated user: index in ``Trajectory.user_steps`` of the user's first model
+    call of this turn (None as above)."""
 
 
 class Trajectory(BaseModel):
@@ -134,7 +157,10 @@ class Trajectory(BaseModel):
     stop_reason: StopReason
     """final (answered), max_rounds (round cap reached), tool_calls (single-turn: the
     reply's calls were recorded, not run), error (model failed), time_limit or
-    token_limit (the sample's limit was reached; it is scored on what it did)."""
+    token_limit (the sample's limit was reached; it is scored on what it did). A
+    conversation with a simulated user ends with user_stop or agent_stop (a stop signal in
+    that side's text, see ``stop_signal``), max_turns, max_steps or too_many_errors (a
+    conversation limit), user_error (the user's model failed), or as above."""
     final_answer: str | None = None
     """The text of the last assistant message, or None when there is none."""
     error: str | None = None
@@ -151,6 +177,16 @@ class Trajectory(BaseModel):
     """Model name and parameters where known; never credentials."""
     turns: list[TurnRecord] = Field(default_factory=list)
     """Turn boundaries of a multi-turn run (empty for a plain one-turn run)."""
+    user_messages: list[AnyMessage] = Field(default_factory=list)
+    """A simulated user's own view of the conversation (empty without one), a valid OpenAI
+    conversation: its instructions as ``system``, the agent's texts as ``user``, its own
+    replies as ``assistant`` (with its tool calls and reasoning), its tool results."""
+    user_steps: list[StepRecord] = Field(default_factory=list)
+    """One record per call of the simulated user's model (its tool calls included)."""
+    user_usage: TokenUsage = Field(default_factory=TokenUsage)
+    """Token usage summed over the simulated user's model calls."""
+    stop_signal: str | None = None
+    """The stop signal that ended a conversation (``user_stop``, ``agent_stop``)."""
 
     @classmethod
     def build(
@@ -163,6 +199,9 @@ class Trajectory(BaseModel):
         wall_time_s: float = 0.0,
         model: dict[str, Any] | None = None,
         turns: list[TurnRecord] | None = None,
+        user_messages: list[BaseMessage] | None = None,
+        user_steps: list[StepRecord] | None = None,
+        stop_signal: str | None = None,
     ) -> Trajectory:
         """Assemble a trajectory, deriving the totals from the steps."""
         statuses: Counter[str] = Counter()
@@ -186,9 +225,13 @@ class Trajectory(BaseModel):
             wall_time_s=wall_time_s,
             model=model or {},
             turns=turns or [],
+            user_messages=list(user_messages or []),
+            user_steps=list(user_steps or []),
+            user_usage=sum((s.usage for s in user_steps or [] if s.usage), TokenUsage()),
+            stop_signal=stop_signal,
         )
 
-    @field_serializer("messages")
+    @field_serializer("messages", "user_messages")
     def _store_messages(self, messages: list[BaseMessage]) -> list[dict[str, Any]]:
         return [to_wire(m) for m in messages]
 
@@ -197,14 +240,30 @@ class Trajectory(BaseModel):
     def _read_messages(cls, data: Any) -> Any:
         # Stored messages become LangChain dumps again (old lines already are), so
         # LangChain's own validation rebuilds the messages either way.
-        if isinstance(data, dict) and isinstance(data.get("messages"), list):
-            messages = [from_wire(m) if is_wire(m) else m for m in data["messages"]]
-            data = {**data, "messages": messages}
+        if isinstance(data, dict):
+            for key in ("messages", "user_messages"):
+                if isinstance(data.get(key), list):
+                    data = {**data, key: [from_wire(m) if is_wire(m) else m for m in data[key]]}
         return data
 
     def tool_calls(self) -> list[ToolCallRecord]:
         """All tool calls of all steps, in the order they were requested."""
         return [call for step in self.steps for call in step.tool_calls]
+
+    def calls_in_order(self) -> list[tuple[Side, ToolCallRecord]]:
+        """Every tool call of both sides, ``("agent" | "user", call)``, in the order they were
+        requested: in each turn the simulated user's calls come before the agent's."""
+        if not self.user_steps:
+            return [("agent", call) for call in self.tool_calls()]
+        found: list[tuple[Side, ToolCallRecord]] = []
+        for k, here in enumerate(self.turns):
+            if here.user_step_start is not None:
+                later = [t.user_step_start for t in self.turns[k + 1 :]]
+                end = next((s for s in later if s is not None), len(self.user_steps))
+                for step in self.user_steps[here.user_step_start : end]:
+                    found += [("user", call) for call in step.tool_calls]
+            found += [("agent", call) for call in self.turn_tool_calls(k)]
+        return found
 
     def turn_bounds(self, turn: int) -> tuple[slice, slice]:
         """(messages, steps) slices of turn ``turn`` (0-based); a run without turn records

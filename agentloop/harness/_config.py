@@ -22,10 +22,15 @@ from pydantic import (
     model_validator,
 )
 
-from agentloop.engine import DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TOOL_TIMEOUT
+from agentloop.engine import (
+    AGENT_STOP_SIGNALS,
+    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    DEFAULT_TOOL_TIMEOUT,
+    USER_STOP_SIGNALS,
+)
 from agentloop.harness._toolspecs import parse_environment_spec, parse_tool_spec
 
-__all__ = ["EvalConfig", "RewardSpec"]
+__all__ = ["DEFAULT_USER_INSTRUCTIONS", "EvalConfig", "RewardSpec", "UserConfig"]
 
 RewardSpec = str | dict[str, dict[str, Any] | None]
 
@@ -33,6 +38,57 @@ RewardSpec = str | dict[str, dict[str, Any] | None]
 def _check_tool(raw: Any) -> Any:
     parse_tool_spec(raw)  # shape only: imports and servers wait for the run
     return raw
+
+
+DEFAULT_USER_INSTRUCTIONS = """You are playing a user who talks with an assistant, one \
+message at a time. Follow the scenario below; do not invent information it does not give, \
+and share what it gives only when the assistant asks for it. When the goal of the scenario \
+is reached, reply with ###STOP### alone. If you are transferred to someone else, reply with \
+###TRANSFER###. If the scenario does not say how to go on, reply with ###OUT-OF-SCOPE###.
+
+<scenario>
+{scenario}
+</scenario>"""
+"""The user's instructions when ``user.instructions`` is not set."""
+
+
+class UserConfig(BaseModel):
+    """A simulated user: a chat model playing the user from the row's ``user_scenario``."""
+
+    model_config = ConfigDict(
+        extra="forbid", protected_namespaces=(), use_attribute_docstrings=True
+    )
+
+    model: str
+    """The user's model spec (any spec ``model:`` accepts: ``openai:...``, ``local:...``,
+    ``scripted:<file>``, ``replay:<run dir>``)."""
+    model_params: dict[str, Any] = Field(default_factory=dict)
+    """The user model's sampling parameters."""
+    model_options: dict[str, Any] = Field(default_factory=dict)
+    """The user model's connection options."""
+    instructions: str = DEFAULT_USER_INSTRUCTIONS
+    """The user's system message, or ``@path`` of a file; ``{scenario}`` in it becomes the
+    row's ``user_scenario`` (a string as is, anything else as indented JSON)."""
+    stop_signals: list[str] = Field(default_factory=lambda: list(USER_STOP_SIGNALS))
+    """A user message holding one of these ends the conversation (``user_stop``)."""
+    agent_stop_signals: list[str] = Field(default_factory=lambda: list(AGENT_STOP_SIGNALS))
+    """An agent reply holding one of these ends the conversation (``agent_stop``)."""
+    max_rounds: int = Field(default=5, ge=0)
+    """The user's own tool rounds per message."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """User messages the agent answers before the conversation ends (null: no limit)."""
+    max_steps: int | None = Field(default=200, ge=1)
+    """Steps of a conversation, τ²-bench's way: each message of either side and each batch of
+    tool results is one (null: no limit)."""
+    max_errors: int | None = Field(default=10, ge=1)
+    """Failed tool calls of both sides before the conversation ends (null: no limit)."""
+
+    @field_validator("stop_signals", "agent_stop_signals")
+    @classmethod
+    def _check_signals(cls, value: list[str]) -> list[str]:
+        if any(not s for s in value):
+            raise ValueError("a stop signal must not be empty")
+        return value
 
 
 class EvalConfig(BaseModel):
@@ -64,6 +120,9 @@ class EvalConfig(BaseModel):
     """A stateful environment per (sample, epoch): ``module:factory`` or ``{factory: ...,
     args: {...}}``; its tools join ``tools`` and its state reaches the rewards (see
     ``agentloop.harness._environment``)."""
+    user: UserConfig | None = None
+    """A simulated user that converses with the agent (see ``UserConfig``); rows give its
+    scenario in ``user_scenario``."""
     dataset: str
     """Path of the JSONL dataset (relative to the working directory), or
     ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package."""
@@ -181,6 +240,8 @@ class EvalConfig(BaseModel):
             raise ValueError("seed: only used with shuffle: true")
         if self.system_prompt is not None and self.mode == "score":
             raise ValueError("system_prompt: score mode scores the rows as recorded; remove it")
+        if self.user is not None and self.mode == "score":
+            raise ValueError("user: score mode scores the rows as recorded; remove it")
         if self.environment is not None:
             parse_environment_spec(self.environment)
             # A stateful environment's calls depend on each other; explicit settings win.
@@ -189,6 +250,8 @@ class EvalConfig(BaseModel):
             # Replayed tool results would leave the environment untouched: re-run them.
             if (self.model or "").startswith("replay:"):
                 self.model_options.setdefault("replay_tools", "live")
+            if self.user is not None and self.user.model.startswith("replay:"):
+                self.user.model_options.setdefault("replay_tools", "live")
         return self
 
     @model_validator(mode="after")

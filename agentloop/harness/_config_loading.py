@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from agentloop.errors import ConfigError, ModelSpecError
-from agentloop.harness._config import EvalConfig
+from agentloop.harness._config import EvalConfig, UserConfig
 from agentloop.harness._prompt import load_system_prompt
 from agentloop.harness._yaml import load_unique_yaml
 
@@ -80,8 +80,11 @@ def _field_name(loc: tuple[Any, ...]) -> str:
 def _describe(err: Any) -> str:
     name = _field_name(tuple(err["loc"]))
     message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
-        close = difflib.get_close_matches(str(err["loc"][0]), EvalConfig.model_fields, n=1)
+    if err["type"] == "extra_forbidden" and len(err["loc"]) in (1, 2):
+        fields = EvalConfig.model_fields if len(err["loc"]) == 1 else None
+        if err["loc"][0] == "user" and len(err["loc"]) == 2:
+            fields = UserConfig.model_fields
+        close = difflib.get_close_matches(str(err["loc"][-1]), fields or (), n=1)
         if close:
             message += f" (did you mean {close[0]!r}?)"
     if not err["loc"]:  # model-level errors name their field themselves
@@ -122,6 +125,17 @@ def validate_config(raw: Any, source: str = "config") -> EvalConfig:
             check_spec(config.model)
         except ModelSpecError as exc:
             problems.append(f"model: {exc}")
+    if config.user is not None:
+        from agentloop.models import check_spec
+
+        try:
+            check_spec(config.user.model)
+        except ModelSpecError as exc:
+            problems.append(f"user.model: {exc}")
+        try:
+            load_system_prompt(config.user.instructions, "user.instructions")
+        except ConfigError as exc:
+            problems.append(str(exc))
     reward_problem = _check_rewards(config)
     if reward_problem:
         problems.append(reward_problem)

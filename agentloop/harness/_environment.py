@@ -8,9 +8,11 @@ The factory is a plain function; it receives its ``args`` and, when it asks for 
 parameter name, ``row`` (the dataset row as a dict, ``row["environment"]`` being the
 row's initial state), ``sample`` (the same) and ``epoch``. It returns an object that
 follows :class:`Environment`: ``tools()`` gives the tools sharing its state and
-``snapshot()`` its state as JSON. The factory is called afresh for every (sample,
-epoch), so no state is shared between samples or epochs, and once more for the
-ground-truth run that state-based rewards compare with (:func:`run_calls`).
+``snapshot()`` its state as JSON. An environment may also have ``user_tools()``: the tools
+a simulated user (config ``user:``) acts with on the same state (dual control), bound to
+the user's model only; ``snapshot()`` then covers both sides' state. The factory is called
+afresh for every (sample, epoch), so no state is shared between samples or epochs, and
+once more for the ground-truth run that state-based rewards compare with (:func:`run_calls`).
 
 What state-based rewards receive: the agent's states and results, and the expected ones.
 The expected side comes from executing the ground truth's calls (``ground_truth.turns``,
@@ -86,6 +88,15 @@ class LiveEnvironment:
             text = f"{origin}: tools() raised {type(exc).__name__}: {exc}"
             raise ToolLoadError(one_line(text)) from exc
         self.tools = as_tools(made, f"{origin}: tools()")
+        self.user_tools: list[BaseTool] = []
+        """The simulated user's tools (``user_tools()``, when the environment has it)."""
+        if callable(getattr(env, "user_tools", None)):
+            try:
+                made = env.user_tools()
+            except Exception as exc:
+                text = f"{origin}: user_tools() raised {type(exc).__name__}: {exc}"
+                raise ToolLoadError(one_line(text)) from exc
+            self.user_tools = as_tools(made, f"{origin}: user_tools()")
 
     @property
     def names(self) -> list[str]:

@@ -28,7 +28,15 @@ from agentloop.harness._rows import Sample
 from agentloop.harness._sample import Prepared, run_sample
 from agentloop.models import ModelSource
 
-__all__ = ["EXECUTORS", "Deliver", "Executor", "LocalPool", "open_executor", "open_model_source"]
+__all__ = [
+    "EXECUTORS",
+    "Deliver",
+    "Executor",
+    "LocalPool",
+    "open_executor",
+    "open_model_source",
+    "open_user_source",
+]
 
 EXECUTORS = ("local", "ray")
 
@@ -53,6 +61,19 @@ class _NoModel(ModelSource):
 
 
 @asynccontextmanager
+async def _cached(source: ModelSource, config: EvalConfig) -> AsyncIterator[ModelSource]:
+    """``source`` with the config's response cache set, for the block."""
+    from agentloop.models._cache import ResponseCache, default_cache_dir
+
+    where = default_cache_dir() if config.cache is True else Path(str(config.cache))
+    source.cache = ResponseCache(where, config.cache_expiry_s)
+    try:
+        yield source
+    finally:
+        source.cache.close()
+
+
+@asynccontextmanager
 async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
     """The config's model source, open for the block (none in score mode)."""
     if config.mode == "score" or config.model is None:
@@ -64,34 +85,48 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
         if config.cache is False:
             yield source
             return
-        from agentloop.models._cache import ResponseCache, default_cache_dir
-
         if source.endpoint is None:
             raise ModelSpecError(
                 f"cache: only replies of live models are cached; {config.model} makes no "
                 f"requests (remove cache)"
             )
-        where = default_cache_dir() if config.cache is True else Path(config.cache)
-        source.cache = ResponseCache(where, config.cache_expiry_s)
-        try:
+        async with _cached(source, config) as cached:
+            yield cached
+
+
+@asynccontextmanager
+async def open_user_source(config: EvalConfig) -> AsyncIterator[ModelSource | None]:
+    """The simulated user's model source (``user.model``), open for the block; None without
+    ``user:``. The cache applies to it when it is live (a scripted or replayed user makes
+    no requests)."""
+    if config.user is None or config.mode == "score":
+        yield None
+        return
+    from agentloop.models import open_model
+
+    user = config.user
+    async with open_model(user.model, user.model_params, user.model_options) as source:
+        if config.cache is False or source.endpoint is None:
             yield source
-        finally:
-            source.cache.close()
+            return
+        async with _cached(source, config) as cached:
+            yield cached
 
 
 class LocalPool:
     """A fixed pool of ``concurrency`` tasks in this process, pulling from one stream."""
 
-    def __init__(self, p: Prepared, source: ModelSource) -> None:
+    def __init__(self, p: Prepared, source: ModelSource, user: ModelSource | None = None) -> None:
         self.p = p
         self.source = source
+        self.user = user
         self.endpoint = source.endpoint
 
     async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None:
         async def worker() -> None:
             # next() never awaits, so workers can share one plain iterator safely.
             for sample, epoch in pairs:
-                deliver(*await run_sample(self.p, self.source, sample, epoch))
+                deliver(*await run_sample(self.p, self.source, sample, epoch, self.user))
 
         async with anyio.create_task_group() as group:
             for _ in range(self.p.config.concurrency):
@@ -134,7 +169,13 @@ async def open_executor(
     if name != "local":  # a config built without validation
         raise AgentloopError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
     # MCP servers: one session each, for the whole run.
-    async with p.tools.open(), open_model_source(p.config) as source:
+    async with (
+        p.tools.open(),
+        open_model_source(p.config) as source,
+        open_user_source(p.config) as user,
+    ):
         if p.config.preflight:
             await source.preflight()
-        yield LocalPool(p, source)
+            if user is not None:
+                await user.preflight()
+        yield LocalPool(p, source, user)

@@ -28,7 +28,7 @@ from ray import exceptions as ray_errors
 
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._executor import Deliver, open_model_source
+from agentloop.harness._executor import Deliver, open_model_source, open_user_source
 from agentloop.harness._rows import Sample
 from agentloop.harness._sample import Prepared, prepare, run_sample
 
@@ -53,14 +53,21 @@ class RayWorker:
         self._stop = asyncio.Event()
         self._prepared: Prepared | None = None
         self._source: Any = None
+        self._user: Any = None
 
     async def _hold(self) -> None:
         # Opened and closed in this one task: MCP sessions use task-bound cancel scopes.
         p = prepare(self._config, self._config_path, os.environ)
-        async with p.tools.open(), open_model_source(p.config) as source:
+        async with (
+            p.tools.open(),
+            open_model_source(p.config) as source,
+            open_user_source(p.config) as user,
+        ):
             if p.config.preflight:
                 await source.preflight()
-            self._prepared, self._source = p, source
+                if user is not None:
+                    await user.preflight()
+            self._prepared, self._source, self._user = p, source, user
             self._ready.set()
             await self._stop.wait()
 
@@ -85,7 +92,7 @@ class RayWorker:
     async def run(self, sample: Sample, epoch: int) -> tuple[str, bool]:
         await self._started()
         assert self._prepared is not None
-        return await run_sample(self._prepared, self._source, sample, epoch)
+        return await run_sample(self._prepared, self._source, sample, epoch, self._user)
 
     async def stop(self) -> None:
         self._stop.set()

@@ -89,27 +89,28 @@ def _prompt_file(value: str) -> Path | None:
     return Path(value[1:]) if value.startswith("@") else None
 
 
-def load_system_prompt(value: str | None) -> str | None:
-    """The prompt's text; ``ConfigError`` (one line) for a missing, unreadable or empty one."""
+def load_system_prompt(value: str | None, field: str = "system_prompt") -> str | None:
+    """The prompt's text; ``ConfigError`` (one line, naming ``field``) for a missing,
+    unreadable or empty one."""
     if value is None:
         return None
     path = _prompt_file(value)
     if path is None:
         text = value
     elif not path.is_file():
-        raise ConfigError(f"system_prompt: file not found: {path}")
+        raise ConfigError(f"{field}: file not found: {path}")
     else:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"system_prompt: cannot read {path}: {exc}") from None
+            raise ConfigError(f"{field}: cannot read {path}: {exc}") from None
     if not text.strip():
         where = f"the file {path}" if path is not None else "the text"
-        raise ConfigError(f"system_prompt: {where} is empty")
+        raise ConfigError(f"{field}: {where} is empty")
     return text
 
 
-def prompt_inputs(value: str | None) -> dict[str, dict[str, Any]]:
+def prompt_inputs(value: str | None, name: str = "system prompt") -> dict[str, dict[str, Any]]:
     """The prompt file as a run input (``run.json``'s ``inputs``), so a resume notices an
     edit; an inline prompt is part of the config and compared with it."""
     path = _prompt_file(value) if value is not None else None
@@ -119,7 +120,7 @@ def prompt_inputs(value: str | None) -> dict[str, dict[str, Any]]:
         digest: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         digest = None
-    return {f"system prompt {value}": {"file": str(path.resolve()), "sha256": digest}}
+    return {f"{name} {value}": {"file": str(path.resolve()), "sha256": digest}}
 
 
 def with_system_prompt(messages: list[dict[str, Any]], prompt: str | None) -> list[dict[str, Any]]:

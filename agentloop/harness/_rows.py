@@ -38,6 +38,15 @@ class Sample:
     """Turns 2..N: ``{"messages": [...], "tools": [name | schema, ...]}`` each."""
     environment: Any = None
     """The row's ``environment`` (initial state or config for the environment factory)."""
+    user_scenario: Any = None
+    """The row's ``user_scenario`` (any JSON): what a simulated user plays (config ``user:``).
+    Such a row's ``messages`` are the opening of the conversation, kept as they are: they
+    may be empty or end with the agent's message (then the user speaks first)."""
+
+    @property
+    def conversation(self) -> bool:
+        """The row is the opening of a conversation with a simulated user."""
+        return self.user_scenario is not None
 
     @property
     def tool_names(self) -> list[str]:
@@ -96,8 +105,13 @@ def _check_messages(row: dict[str, Any], mode: Mode, problems: list[str]) -> Non
     if messages is None:
         problems.append("missing 'messages'")
         return
-    if not isinstance(messages, list) or not messages:
+    opening = row.get("user_scenario") is not None  # a conversation's opening, kept as is
+    if not isinstance(messages, list) or not (messages or opening):
         problems.append("'messages' must be a non-empty list")
+        return
+    if opening and mode == "generate":
+        for i, message in enumerate(messages):
+            _check_message(message, f"messages[{i}]", problems)
         return
     readable = all(isinstance(m, dict) for m in messages)
     start = recorded_generation_start(messages) if mode == "score" and readable else len(messages)
@@ -262,4 +276,5 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         metadata=row.get("metadata") or {},
         turns=row.get("turns") or [],
         environment=row.get("environment"),
+        user_scenario=row.get("user_scenario"),
     )

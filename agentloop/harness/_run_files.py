@@ -22,7 +22,8 @@ flushed as each sample finishes, in completion order. Nothing is rewritten: a re
 errored pair (``--retry-errors``) gets a new line, and the latest line of a pair is
 its result (``agentloop._records.latest_results``, which every reader uses):
     ``id`` (str), ``epoch`` (int, 1-based), ``status`` ("ok" | "error"),
-    ``error`` (str | null), ``error_kind`` ("model" | "crash" | "reward" | null),
+    ``error`` (str | null), ``error_kind`` ("model" | "user_model" (a simulated user's
+    model failed) | "dataset" (a row the config cannot run) | "crash" | "reward" | null),
     ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
     only, the first reply's calls scored and none executed), ``scores`` (reward key ->
     ``{score, reason, details}``), ``passed`` (reward key -> bool, for rewards with a

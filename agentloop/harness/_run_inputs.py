@@ -1,8 +1,9 @@
 """Files besides the config and the dataset that decide a run's results, by sha256.
 
 ``run.json`` records them under ``inputs`` (name -> ``{"file", "sha256"}``): the source
-file of each configured tool's module and of the environment factory's, and the file a
-``scripted:`` or ``replay:`` model reads. A resume compares them, so changed tool code
+file of each configured tool's module and of the environment factory's, the file a
+``scripted:`` or ``replay:`` model reads (the simulated user's too) and the user's
+instructions file. A resume compares them, so changed tool code
 or a changed script cannot mix old and new results silently. The weights of ``local:``
 models are not hashed (gigabytes).
 """
@@ -51,10 +52,10 @@ def _tool_file(spec: str) -> Path | None:
     return Path(origin)
 
 
-def _model_file(config: EvalConfig) -> tuple[str, Path] | None:
-    prefix, _, value = (config.model or "").partition(":")
+def _model_file(spec: str | None, role: str = "model") -> tuple[str, Path] | None:
+    prefix, _, value = (spec or "").partition(":")
     if prefix == "scripted" and value:
-        return f"scripted model {value}", Path(value)
+        return f"scripted {role} {value}", Path(value)
     if prefix == "replay" and value:
         path = Path(value)
         return f"replay recording {value}", path / RESULTS_FILE if path.is_dir() else path
@@ -71,9 +72,15 @@ def run_inputs(config: EvalConfig) -> dict[str, dict[str, Any]]:
     if config.environment is not None:
         factory = parse_environment_spec(config.environment).factory
         found[f"environment {factory}"] = _tool_file(factory)
-    model = _model_file(config)
-    if model is not None:
-        found[model[0]] = model[1]
+    models = [_model_file(config.model)]
+    if config.user is not None:
+        models.append(_model_file(config.user.model, "user model"))
+        instructions = config.user.instructions
+        if instructions.startswith("@"):
+            found[f"user instructions {instructions}"] = Path(instructions[1:]).resolve()
+    for model in models:
+        if model is not None:
+            found[model[0]] = model[1]
     return {
         name: {"file": str(path) if path else None, "sha256": _sha256(path) if path else None}
         for name, path in found.items()

@@ -84,13 +84,17 @@ def _mask_secret_names(value: Any) -> Any:
 
 def redacted_config(config: EvalConfig) -> dict[str, Any]:
     """The config as JSON data, with the values of secret-named keys masked in model
-    options, model params and tool specs (tool args, MCP env and headers), nested ones
+    options, model params (the simulated user's too) and tool specs (tool args, MCP env and
+    headers), nested ones
     too (``api_key: ...`` is masked; ``api_key_env: NAME`` and ``${NAME}`` name a
     variable and are kept: see ``agentloop._secrets.is_secret_name``); secrets in URLs
     and secret values from the environment are masked wherever they appear."""
     data = config.model_dump(mode="json")
     for field in ("model_options", "model_params", "tools"):
         data[field] = _mask_secret_names(data[field])
+    if data.get("user"):  # the simulated user's model has options and params of its own
+        for field in ("model_options", "model_params"):
+            data["user"][field] = _mask_secret_names(data["user"][field])
     # Values too, by the one rule for what is written: secrets in URLs, known secret values.
     masked: dict[str, Any] = Scrubber().obj(data)
     return masked

@@ -21,12 +21,18 @@ from agentloop.harness._config import EvalConfig
 from agentloop.harness._config_loading import check_tool_choice
 from agentloop.harness._dataset import DatasetScan, iter_samples, scan_dataset
 from agentloop.harness._environment import EnvironmentFactory, environment_input, recorded_states
-from agentloop.harness._prompt import load_system_prompt, prompt_messages, with_system_prompt
+from agentloop.harness._prompt import (
+    load_system_prompt,
+    prompt_messages,
+    wire_messages,
+    with_system_prompt,
+)
 from agentloop.harness._rows import Sample
 from agentloop.harness._run_files import Scrubber, encode_result, utc_now
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness._selection import Selection, select_rows
 from agentloop.harness._tools import sample_row, turn_plan
+from agentloop.harness._user import simulated_user
 from agentloop.models import ModelSource
 from agentloop.models._cache import cache_scope
 
@@ -52,6 +58,8 @@ class Prepared:
     """Request signatures by tool set (computing tool schemas per sample is wasteful)."""
     environment: EnvironmentFactory | None = None
     """The configured environment, made afresh per (sample, epoch)."""
+    user_instructions: str | None = None
+    """The simulated user's instructions template, read once (a file's text)."""
 
 
 def _content_parser(config: EvalConfig) -> ContentCallParser | None:
@@ -98,6 +106,11 @@ def prepare(
         selection=selection,
         system_prompt=load_system_prompt(config.system_prompt),
         environment=environment,
+        user_instructions=(
+            load_system_prompt(config.user.instructions, "user.instructions")
+            if config.user is not None
+            else None
+        ),
     )
 
 
@@ -121,7 +134,12 @@ def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, A
 
 
 async def _generate(
-    p: Prepared, source: ModelSource, sample: Sample, epoch: int, record: dict[str, Any]
+    p: Prepared,
+    source: ModelSource,
+    sample: Sample,
+    epoch: int,
+    record: dict[str, Any],
+    user_source: ModelSource | None = None,
 ) -> Trajectory:
     cfg = p.config
     try:
@@ -131,6 +149,26 @@ async def _generate(
     env = p.environment.make(sample, epoch) if p.environment is not None else None
     tools, turns = turn_plan(sample, p.tools.for_sample(sample, epoch, env.tools if env else ()))
     record["request"] = _request(p, tools)
+    user = None
+    if cfg.user is not None:
+        if sample.turns:
+            raise _SampleError("dataset", "a row with turns cannot run with a simulated user "
+                               "(user:): its turns come from the user")  # fmt: skip
+        if user_source is None:
+            raise _SampleError("crash", "user: is configured but its model was not opened")
+        assert p.user_instructions is not None
+        try:
+            user = simulated_user(cfg.user, p.user_instructions, user_source, sample, epoch, env)
+        except ValueError as exc:
+            raise _SampleError("dataset", str(exc)) from exc
+        from agentloop.models import request_signature
+
+        record["request"] = dict(record["request"], user=request_signature(
+            user.tools, None, True, cfg.user.model_params))  # fmt: skip
+    elif sample.conversation:
+        raise _SampleError("dataset", "the row has a user_scenario but the config no user: "
+                           "(a simulated user to play it)")  # fmt: skip
+    opening = wire_messages(sample.messages) if user else prompt_messages(sample.messages)
     if turns:  # replay checks each turn's tools against these
         bound: list[Any] = list(tools)
         record["request"] = dict(record["request"], turn_tools=[])
@@ -146,8 +184,9 @@ async def _generate(
         trajectory = await run_agent(
             model,
             tools,
-            with_system_prompt(prompt_messages(sample.messages), p.system_prompt),
+            with_system_prompt(opening, p.system_prompt),
             turns=turns,
+            user=user,
             snapshot=env.snapshot if env is not None else None,
             max_rounds=cfg.max_rounds,
             at_max_rounds=cfg.at_max_rounds,
@@ -172,15 +211,21 @@ async def _generate(
 
 
 async def run_sample(
-    p: Prepared, source: ModelSource, sample: Sample, epoch: int
+    p: Prepared,
+    source: ModelSource,
+    sample: Sample,
+    epoch: int,
+    user_source: ModelSource | None = None,
 ) -> tuple[str, bool]:
-    """Run, score and encode one (sample, epoch); every failure becomes an error line."""
+    """Run, score and encode one (sample, epoch); every failure becomes an error line.
+    ``user_source`` gives the simulated user's model (config ``user:``)."""
     started, started_at = time.perf_counter(), utc_now()
     env_names = p.environment.names if p.environment is not None else []
     single = (
         p.tools.single_turn(sample)
         and not sample.turns
         and not any(n in env_names for n in sample.tool_names)
+        and p.config.user is None
     )
     record: dict[str, Any] = {
         "id": sample.id,
@@ -200,9 +245,11 @@ async def run_sample(
             if p.environment is not None:
                 await recorded_states(p, sample, epoch, trajectory)
         else:
-            trajectory = await _generate(p, source, sample, epoch, record)
+            trajectory = await _generate(p, source, sample, epoch, record, user_source)
         if trajectory.stop_reason == "error":
             raise _SampleError("model", trajectory.error or "model error")
+        if trajectory.stop_reason == "user_error":
+            raise _SampleError("user_model", trajectory.error or "user model error")
         try:
             environment = None
             if p.environment is not None and p.rewards.asking_for("environment"):

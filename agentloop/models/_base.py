@@ -84,6 +84,15 @@ class ModelSource(abc.ABC):
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
         """The model that answers this sample (a shared client or a per-sample double)."""
 
+    def for_user(self, sample_id: str, epoch: int) -> BaseChatModel:
+        """The model that plays the simulated user of this sample (config ``user:``): by
+        default the same as ``for_sample``; replay serves the recorded user's side."""
+        return self.for_sample(sample_id, epoch)
+
+    def user_tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory | None:
+        """``tool_executor`` for the simulated user's own calls."""
+        return self.tool_executor(sample_id, epoch)
+
     def tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory | None:
         """What answers this sample's tool calls instead of running them (replay serves
         recorded results), given to ``run_agent(tool_executor=...)``; None runs the tools."""

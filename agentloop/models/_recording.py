@@ -22,6 +22,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.engine import (
+    StepRecord,
     ToolCallRecord,
     Trajectory,
     format_content_tool_calls,
@@ -140,35 +141,68 @@ class Recording:
     """The replies as the provider sent them (one fewer than prompts after an error)."""
     tool_results: dict[str, tuple[ToolMessage, ToolCallRecord]] = field(default_factory=dict)
 
+    user_prompts: list[list[dict[str, Any]]] = field(default_factory=list)
+    """A simulated user's side (``Trajectory.user_messages``): its model calls' messages."""
+    user_replies: list[AIMessage] = field(default_factory=list)
+    """The user model's replies as the provider sent them."""
+    user_tool_results: dict[str, tuple[ToolMessage, ToolCallRecord]] = field(
+        default_factory=dict
+    )
+    """The results of the user's own tool calls, by call id."""
+
     @classmethod
     def from_result(cls, line: dict[str, Any]) -> Recording:
         traj = Trajectory.model_validate(line["trajectory"])
         rec = cls(str(line["id"]), int(line["epoch"]), traj, line.get("request"))
-        answered = len(traj.steps) - (traj.stop_reason == "error")
-        positions = [i for i, m in enumerate(traj.messages) if isinstance(m, AIMessage)]
-        positions = positions[len(positions) - answered :] if answered > 0 else []
-        if len(positions) != answered:
-            raise ModelSpecError(
-                f"recording of sample {rec.sample_id!r} epoch {rec.epoch} is inconsistent: "
-                f"{len(traj.steps)} steps but {len(positions)} replies"
-            )
-        openai_messages = [message_to_openai(m) for m in traj.messages]
-        for step, pos in zip(traj.steps, positions, strict=False):
-            reply = traj.messages[pos]
-            assert isinstance(reply, AIMessage)
-            rec.prompts.append(openai_messages[:pos])
-            rec.replies.append(_as_provider_sent(reply, step.tool_calls))
-        if traj.stop_reason == "error":
-            rec.prompts.append(openai_messages)
-        answers = {m.tool_call_id: m for m in traj.messages if isinstance(m, ToolMessage)}
-        for call in traj.tool_calls():
-            if call.id in answers:
-                rec.tool_results[call.id] = (answers[call.id], call)
+        where = f"recording of sample {rec.sample_id!r} epoch {rec.epoch}"
+        rec.prompts, rec.replies, rec.tool_results = _side(
+            traj.messages, traj.steps, traj.stop_reason == "error", where
+        )
+        rec.user_prompts, rec.user_replies, rec.user_tool_results = _side(
+            traj.user_messages, traj.user_steps, traj.stop_reason == "user_error",
+            f"{where} (the user's side)",
+        )  # fmt: skip
         return rec
 
     @property
     def retries(self) -> list[int]:
         return [step.retries for step in self.trajectory.steps]
+
+    @property
+    def user_retries(self) -> list[int]:
+        return [step.retries for step in self.trajectory.user_steps]
+
+
+def _side(
+    messages: list[Any], steps: list[StepRecord], errored: bool, where: str
+) -> tuple[
+    list[list[dict[str, Any]]], list[AIMessage], dict[str, tuple[ToolMessage, ToolCallRecord]]
+]:
+    """One side's requests (OpenAI messages of each model call), the replies as the provider
+    sent them, and its tool results by call id; ``errored``: its last call failed."""
+    prompts: list[list[dict[str, Any]]] = []
+    replies: list[AIMessage] = []
+    answered = len(steps) - errored
+    positions = [i for i, m in enumerate(messages) if isinstance(m, AIMessage)]
+    positions = positions[len(positions) - answered :] if answered > 0 else []
+    if len(positions) != answered:
+        raise ModelSpecError(
+            f"{where} is inconsistent: {len(steps)} steps but {len(positions)} replies"
+        )
+    openai_messages = [message_to_openai(m) for m in messages]
+    for step, pos in zip(steps, positions, strict=False):
+        reply = messages[pos]
+        assert isinstance(reply, AIMessage)
+        prompts.append(openai_messages[:pos])
+        replies.append(_as_provider_sent(reply, step.tool_calls))
+    if errored:
+        prompts.append(openai_messages)
+    answers = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+    results = {}
+    for call in (c for step in steps for c in step.tool_calls):
+        if call.id in answers:
+            results[call.id] = (answers[call.id], call)
+    return prompts, replies, results
 
 
 def load_recordings(path: str | Path) -> dict[tuple[str, int], Recording]:

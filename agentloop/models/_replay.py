@@ -9,7 +9,11 @@ or a request past the end of the recording, raises ``ReplayMismatchError`` namin
 sample, the model call and what differs; the replay never improvises.
 
 A multi-turn recording is checked turn by turn: each later turn's messages and the tools
-it binds (``turn_tools`` in the signature) must be the recorded ones.
+it binds (``turn_tools`` in the signature) must be the recorded ones. A conversation with a
+simulated user is replayed on both sides: ``user: {model: replay:<run dir>}`` plays the
+recorded user (:meth:`ReplaySource.for_user`: its requests, checked against
+``Trajectory.user_messages`` and the ``user`` signature, and its tool results), so a whole
+conversation runs again offline.
 
 Recorded retries and model errors are replayed too (retries without waiting), so a
 replayed run's results equal the original's apart from timings.
@@ -25,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
@@ -80,6 +84,8 @@ class ReplayChatModel(BaseChatModel):
 
     sample_id: str
     epoch: int
+    side: Literal["agent", "user"] = "agent"
+    """Which side of a recorded conversation this model plays (``user``: the simulated user)."""
     _recording: Recording | None = PrivateAttr(default=None)
     _params: dict[str, Any] = PrivateAttr(default_factory=dict)
     _state: _SampleState = PrivateAttr(default_factory=_SampleState)
@@ -103,18 +109,36 @@ class ReplayChatModel(BaseChatModel):
         return self.bind(tools=tool_schemas(tools), **options, **kwargs)
 
     def _mismatch(self, call_index: int, what: str) -> ReplayMismatchError:
-        where = f"sample {self.sample_id!r} epoch {self.epoch}, model call {call_index + 1}"
+        call = "user model call" if self.side == "user" else "model call"
+        where = f"sample {self.sample_id!r} epoch {self.epoch}, {call} {call_index + 1}"
         error = ReplayMismatchError(f"replay: {where}: {what}")
         if self._report is not None:
             self._report(str(error))
         return error
 
+    def _side(
+        self, rec: Recording
+    ) -> tuple[list[list[dict[str, Any]]], list[AIMessage], list[int]]:
+        if self.side == "user":
+            return rec.user_prompts, rec.user_replies, rec.user_retries
+        return rec.prompts, rec.replies, rec.retries
+
+    def _expected_request(self, rec: Recording, call_index: int) -> dict[str, Any] | None:
+        if rec.request is None:
+            return None
+        if self.side == "user":
+            # Recorded without a simulated user: there is no user signature to compare.
+            user: dict[str, Any] | None = rec.request.get("user")
+            return user
+        return _turn_request(rec, call_index)
+
     def _check(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> Recording:
         k, rec = self._cursor, self._recording
         if rec is None:
             raise self._mismatch(k, "no recording for this sample and epoch")
-        if rec.request is not None:
-            expected = _turn_request(rec, k)
+        prompts = self._side(rec)[0]
+        expected = self._expected_request(rec, k)
+        if expected is not None:
             actual = request_signature(
                 kwargs.get("tools") or [],
                 kwargs.get("tool_choice"),
@@ -124,26 +148,28 @@ class ReplayChatModel(BaseChatModel):
             differs = signature_difference(expected, actual)
             if differs:
                 raise self._mismatch(k, differs)
-        if k >= len(rec.prompts):
-            raise self._mismatch(k, f"the recording has only {len(rec.prompts)} model call(s)")
+        if k >= len(prompts):
+            side = "the user's side of the recording" if self.side == "user" else "the recording"
+            raise self._mismatch(k, f"{side} has only {len(prompts)} model call(s)")
         requested = [message_to_openai(m) for m in messages]
-        differs = message_difference(rec.prompts[k], requested, self._state.changed_ids)
+        differs = message_difference(prompts[k], requested, self._state.changed_ids)
         if differs:
             raise self._mismatch(k, differs)
         return rec
 
     def _next(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> ChatResult:
         rec = self._check(messages, kwargs)
+        _, replies, retries = self._side(rec)
         k = self._cursor
-        if self._attempts < rec.retries[k]:
+        if self._attempts < retries[k]:
             self._attempts += 1
             raise ReplayedTransientError("replayed temporary error (recorded retry)")
         self._attempts = 0
         self._cursor += 1
-        if k == len(rec.replies):
+        if k == len(replies):
             raise recorded_error(rec.trajectory.error or "recorded model error")
         # A copy: LangChain may stamp the returned message.
-        return ChatResult(generations=[ChatGeneration(message=rec.replies[k].model_copy())])
+        return ChatResult(generations=[ChatGeneration(message=replies[k].model_copy())])
 
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
@@ -198,7 +224,14 @@ class ReplaySource(ModelSource):
         return self._states[key]
 
     def for_sample(self, sample_id: str, epoch: int) -> ReplayChatModel:
-        model = ReplayChatModel(sample_id=sample_id, epoch=epoch)
+        return self._model(sample_id, epoch, "agent")
+
+    def for_user(self, sample_id: str, epoch: int) -> ReplayChatModel:
+        """The recorded simulated user's side of this sample."""
+        return self._model(sample_id, epoch, "user")
+
+    def _model(self, sample_id: str, epoch: int, side: Literal["agent", "user"]) -> ReplayChatModel:
+        model = ReplayChatModel(sample_id=sample_id, epoch=epoch, side=side)
         model._recording = self.recordings.get((sample_id, epoch))
         model._params = self.params
         model._state = self._state(sample_id, epoch, fresh=True)
@@ -206,8 +239,20 @@ class ReplaySource(ModelSource):
         return model
 
     def tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory:
+        return self._tool_executor(sample_id, epoch, "agent")
+
+    def user_tool_executor(self, sample_id: str, epoch: int) -> ExecutorFactory:
+        return self._tool_executor(sample_id, epoch, "user")
+
+    def _tool_executor(
+        self, sample_id: str, epoch: int, side: Literal["agent", "user"]
+    ) -> ExecutorFactory:
         recording = self.recordings.get((sample_id, epoch))
         state = self._state(sample_id, epoch)
+        if recording is None:
+            recorded = {}
+        else:
+            recorded = recording.user_tool_results if side == "user" else recording.tool_results
 
         def on_difference(call_id: str, note: str) -> None:
             log.warning(note)
@@ -217,7 +262,7 @@ class ReplaySource(ModelSource):
         def wrap(dispatcher: ToolDispatcher) -> RecordedToolResults:
             return RecordedToolResults(
                 dispatcher,
-                recording.tool_results if recording is not None else {},
+                recorded,
                 live=self.live_tools,
                 where=f"sample {sample_id!r} epoch {epoch}",
                 on_difference=on_difference,

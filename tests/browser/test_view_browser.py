@@ -310,3 +310,29 @@ def test_a_rescored_results_file_opens(page: Any, runs: tuple[Path, Path], tmp_p
     assert float(_stat(page, "reward:qa_f1_reward_format:mean")) == stats.mean
     assert page.locator(".chart[data-reward='qa_f1_reward_format']").count() == 1
     assert page.locator(".vt-head [role=columnheader]:text-is('qa_f1_reward')").count() == 0
+
+
+def _conversation_run(tmp: Path) -> Path:
+    from agentloop.cli import main
+    from tests.support.harness import only_run_dir
+    from tests.support.help_desk import conversation_config
+
+    assert main(["run", str(conversation_config(tmp))]) == 0
+    return only_run_dir(tmp / "runs")
+
+
+def test_a_conversation_shows_the_simulated_users_side(page: Any, tmp_path: Path) -> None:
+    with ThreadPoolExecutor(1) as pool:
+        run_dir = pool.submit(_conversation_run, tmp_path).result()
+    _open(page, write_report([run_dir]).path, "#sample=ann")
+    page.wait_for_selector("#sample-view .sample[data-id='ann']")
+    # The user's messages, in the conversation, are the user's.
+    users = page.locator(".chat:not(.user-side) > .bubble[data-role='user']")
+    assert users.count() == 3 and "###STOP###" in users.nth(2).text_content()
+    assert "stop signal" in page.text_content(".panel.info")
+    assert "###STOP###" in page.text_content(".panel.info")
+    side = page.locator("details[data-role='user-side']")
+    side.locator("summary").click()
+    whos = side.locator(".bubble .who").all_text_contents()
+    assert whos[:3] == ["user instructions", "agent", "simulated user"]
+    assert side.locator(".tool-call[data-name='switch_modem'] .badge").text_content() == "ok"

@@ -22,7 +22,7 @@ function bubble(message) {
   const failed = role === "tool" && FAILED.has(message.status);
   const who = role === "tool"
     ? [`tool result · ${message.name || ""} `, message.status ? badge(message.status) : null]
-    : [role];
+    : [message.who || role];
   const node = el("div", { class: `bubble ${role}${failed ? " failed" : ""}`, "data-role": role },
     el("div", { class: "who" }, ...who));
   const content = typeof message.content === "string" ? message.content : pretty(message.content);
@@ -118,6 +118,7 @@ function infoPanel(detail) {
     ["status", badge(detail.status || "-")],
     ["error kind", detail.error_kind || undefined],
     ["stop reason", detail.stop_reason],
+    ["stop signal", detail.stop_signal || undefined],
     ["rounds", detail.rounds],
     ["tool calls", counts(detail.tool_calls_by_status)],
     ["tokens", `in ${fmt(usage.input_tokens)}, out ${fmt(usage.output_tokens)}`],
@@ -128,8 +129,17 @@ function infoPanel(detail) {
     ? [el("h3", { text: "metadata" }), folded(pretty(detail.metadata), "json")] : null);
 }
 
+function userSide(detail) {
+  // A simulated user's own side: its instructions, what it was shown, its replies, its tool calls.
+  if (!(detail.user_messages || []).length) return null;
+  const chat = el("div", { class: "chat user-side" });
+  for (const message of detail.user_messages) chat.append(bubble(message));
+  return el("details", { class: "user-side-panel", "data-role": "user-side" },
+    el("summary", { text: "the simulated user's side (its instructions, tool calls and results)" }), chat);
+}
+
 function sampleView(detail) {
   return el("div", { class: "grid2 sample", "data-id": detail.id, "data-epoch": detail.epoch },
-    el("div", { class: "panel" }, el("h2", { text: "Conversation" }), conversation(detail)),
+    el("div", { class: "panel" }, el("h2", { text: "Conversation" }), conversation(detail), userSide(detail)),
     el("div", {}, expectedPanel(detail), scoresPanel(detail), infoPanel(detail)));
 }
