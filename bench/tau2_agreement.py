@@ -47,8 +47,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentloop.benchmarks._tau2_data import domain_tasks, tau2_data_dir, tau2_row  # noqa: E402
-from agentloop.benchmarks._tau2_data import domain_db, domain_policy  # noqa: E402
+from agentloop.benchmarks._tau2_data import (  # noqa: E402  # noqa: E402
+    domain_db,
+    domain_policy,
+    domain_tasks,
+    tau2_data_dir,
+    tau2_row,
+)
 from agentloop.benchmarks._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
 from agentloop.benchmarks._tau2_verdict import Conversation, tau2_score  # noqa: E402
 
@@ -89,8 +94,14 @@ def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
     users = [a["arguments"]["user_id"] for a in actions if "user_id" in (a.get("arguments") or {})]
     user = users[0] if users else next(iter(domain_db(domain)[0]["users"]))
     if domain == "retail":
-        address = {"address1": "1 Extra Street", "address2": "", "city": "Springfield",
-                   "state": "IL", "country": "USA", "zip": "62701"}  # fmt: skip
+        address = {
+            "address1": "1 Extra Street",
+            "address2": "",
+            "city": "Springfield",
+            "state": "IL",
+            "country": "USA",
+            "zip": "62701",
+        }
         return ("assistant", "modify_user_address", {"user_id": user, **address})
     return ("assistant", "send_certificate", {"user_id": user, "amount": 50})
 
@@ -119,10 +130,16 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
                 break
     out["extra_write"] = [*calls, _extra_write(domain, actions)]
     return [
-        {"key": f"{domain}/{task['id']}/{kind}", "domain": domain, "kind": kind, "task": task,
-         "calls": [list(c) for c in kind_calls], "agent_text": text}
+        {
+            "key": f"{domain}/{task['id']}/{kind}",
+            "domain": domain,
+            "kind": kind,
+            "task": task,
+            "calls": [list(c) for c in kind_calls],
+            "agent_text": text,
+        }
         for kind, kind_calls in out.items()
-    ]  # fmt: skip
+    ]
 
 
 def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
@@ -149,10 +166,16 @@ def _reference(cases: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, d
         path = Path(tmp) / "cases.json"
         path.write_text(json.dumps(cases), encoding="utf-8")
         done = subprocess.run(
-            [str(REFERENCE_PYTHON), str(ROOT / "bench" / "tau2_reference.py"), str(path),
-             str(tau2_data_dir())],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            [
+                str(REFERENCE_PYTHON),
+                str(ROOT / "bench" / "tau2_reference.py"),
+                str(path),
+                str(tau2_data_dir()),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if done.returncode != 0:
         raise SystemExit(f"the reference failed:\n{done.stderr[-3000:]}")
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
@@ -166,8 +189,10 @@ def main() -> int:
     args = parser.parse_args()
     domains = [d for d in args.domains.split(",") if d]
     if not REFERENCE_PYTHON.exists():
-        print(f"reference: {REFERENCE_PYTHON.relative_to(ROOT)} is missing (the official tau2 "
-              "package, installed by hand: see docs/pages/tau2.md); nothing measured")  # fmt: skip
+        print(
+            f"reference: {REFERENCE_PYTHON.relative_to(ROOT)} is missing (the official tau2 "
+            "package, installed by hand: see docs/pages/tau2.md); nothing measured"
+        )
         return 0
     started = time.perf_counter()
     cases, rows = [], {}
@@ -209,23 +234,29 @@ def main() -> int:
             agree = got[what] == theirs[what]
             count[f"{what}:agree"] += int(agree)
             if not agree:
-                differences.append(f"{case['key']}: {what}: agentloop {got[what]!r:.300} "
-                                   f"τ²-bench {theirs[what]!r:.300}")  # fmt: skip
+                differences.append(
+                    f"{case['key']}: {what}: agentloop {got[what]!r:.300} "
+                    f"τ²-bench {theirs[what]!r:.300}"
+                )
         count["strict_replay"] += int(theirs["strict_replay"])
         count["db_match:reference_true"] += int(bool(theirs["db_match"]))
         count["actions:reference_all"] += int(all(theirs["actions"]))
     took = time.perf_counter() - started
     print(f"{len(cases)} cases in {took:.0f} s ({took_reference:.0f} s of it τ²-bench's side)\n")
-    print("| domain | cases | DB verdict | action verdicts | env assertions | communicate "
-          "| call texts | strict replay | tool schemas |")  # fmt: skip
+    print(
+        "| domain | cases | DB verdict | action verdicts | env assertions | communicate "
+        "| call texts | strict replay | tool schemas |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for domain in domains:
         c = totals[domain]
         n = c["cases"]
-        print(f"| {domain} | {n} | {c['db_match:agree']}/{n} | {c['actions:agree']}/{n} | "
-              f"{c['env_assertions:agree']}/{n} | {c['communicate:agree']}/{n} | "
-              f"{c['texts:agree']}/{n} | {c['strict_replay']}/{n} | "
-              f"{'same' if c['schemas_same'] else 'DIFFER'} |")  # fmt: skip
+        print(
+            f"| {domain} | {n} | {c['db_match:agree']}/{n} | {c['actions:agree']}/{n} | "
+            f"{c['env_assertions:agree']}/{n} | {c['communicate:agree']}/{n} | "
+            f"{c['texts:agree']}/{n} | {c['strict_replay']}/{n} | "
+            f"{'same' if c['schemas_same'] else 'DIFFER'} |"
+        )
     print("\nτ²-bench's own verdicts, per domain and kind (DB match / every action matched):")
     for domain in domains:
         for kind in KINDS:
@@ -233,15 +264,20 @@ def main() -> int:
             if keys:
                 db = sum(bool(reference[c["key"]]["db_match"]) for c in keys)
                 act = sum(all(reference[c["key"]]["actions"]) for c in keys)
-                print(f"  {domain:8} {kind:12} {len(keys):4} cases: DB match {db:4}, "
-                      f"actions all matched {act:4}")  # fmt: skip
+                print(
+                    f"  {domain:8} {kind:12} {len(keys):4} cases: DB match {db:4}, "
+                    f"actions all matched {act:4}"
+                )
     raised = sum(totals[d]["reference_raised"] for d in domains)
     print(f"\ncases where τ²-bench's evaluator raised (not compared on DB/assertions): {raised}")
     print(f"differences: {len(differences)}")
     for line in differences:
         print(f"  {line}")
-    ok = all(totals[d]["db_match:agree"] == totals[d]["cases"]
-             and totals[d]["actions:agree"] == totals[d]["cases"] for d in domains)  # fmt: skip
+    ok = all(
+        totals[d]["db_match:agree"] == totals[d]["cases"]
+        and totals[d]["actions:agree"] == totals[d]["cases"]
+        for d in domains
+    )
     return 0 if ok else 1
 
 

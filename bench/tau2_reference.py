@@ -7,11 +7,11 @@ the task's initial state, the calls in order), and the official evaluator's DB c
 assertions, action checks and communicate checks on the case as a τ²-bench message list
 (the task's message history, then per call an assistant or user message with that call and
 its tool message, then the agent's final text). An evaluator that raises (an env assertion
-whose function raises) is reported as such (``env_error``). The replay is strict (a state-changing call
-whose replayed text differs from the recorded one raises); the case then says so, and the
-checks are those of a lenient replay. The domain's databases are the ones agentloop reads
-(given by path), so both sides start from the same data; the policy files τ²-bench's
-constructors open are copied into a temporary data directory.
+whose function raises) is reported as such (``env_error``). The replay is strict (a
+state-changing call whose replayed text differs from the recorded one raises); the case
+then says so, and the checks are those of a lenient replay. The domain's databases are the
+ones agentloop reads (given by path), so both sides start from the same data; the policy
+files τ²-bench's constructors open are copied into a temporary data directory.
 
 Run: ``.venv-tau2ref/bin/python bench/tau2_reference.py CASES.json DATA_DIR > OUT.jsonl``
 """
@@ -86,9 +86,10 @@ def main() -> int:
             from tau2.domains.mock.user_data_model import MockUserDB
 
             constructors[domain] = lambda raw=raw, **kw: mock(
-                db=MockDB.model_validate(raw), user_db=MockUserDB(),
+                db=MockDB.model_validate(raw),
+                user_db=MockUserDB(),
                 solo_mode=kw.get("solo_mode", False),
-            )  # fmt: skip
+            )
         else:
             raise SystemExit(f"no reference constructor for the {domain} domain")
 
@@ -116,23 +117,34 @@ def main() -> int:
                 messages.append(UserMessage(role="user", content=None, tool_calls=[call]))
             else:
                 messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[call]))
-            messages.append(ToolMessage(id=call.id, role="tool", content=response.content,
-                                        requestor=requestor, error=response.error))  # fmt: skip
+            messages.append(
+                ToolMessage(
+                    id=call.id,
+                    role="tool",
+                    content=response.content,
+                    requestor=requestor,
+                    error=response.error,
+                )
+            )
         messages.append(AssistantMessage(role="assistant", content=case["agent_text"]))
         strict, env_error, env_info = True, None, None
         for strict in (True, False):
             try:
                 env_info = EnvironmentEvaluator.calculate_reward(
-                    environment_constructor=make, task=task, full_trajectory=messages,
+                    environment_constructor=make,
+                    task=task,
+                    full_trajectory=messages,
                     strict_replay=strict,
-                )  # fmt: skip
+                )
                 break
             except ValueError as exc:  # a replayed text differs (strict), or an assertion raised
                 env_error = f"{type(exc).__name__}: {exc}"
                 if not str(exc).startswith("Tool call:"):
                     break
         action_info = ActionEvaluator.calculate_reward(task=task, full_trajectory=messages)
-        communicate_info = CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages)
+        communicate_info = CommunicateEvaluator.calculate_reward(
+            task=task, full_trajectory=messages
+        )
         out = {
             "key": case["key"],
             "texts": texts,

@@ -9,7 +9,8 @@ official evaluator's reward (``tau2_verdict``).
 Layering: this package may use the engine, models, errors and ``evals``; the harness
 and the command line use it, never the other way round. ``__all__`` holds what configs name
 (``bfcl_environment``, ``bfcl_multi_turn_verdict``, ``tau2_environment``, ``tau2_verdict``)
-and what the harness reads ``bfcl:`` and ``tau2:`` datasets with; the CLI, tests and benches import the rest from the private modules.
+and what the harness reads ``bfcl:`` and ``tau2:`` datasets with; the CLI, tests and benches
+import the rest from the private modules.
 """
 
 from agentloop.benchmarks._bfcl_data import (

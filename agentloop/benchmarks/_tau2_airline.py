@@ -6,7 +6,7 @@ floats, as there."""
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field
 
@@ -29,12 +29,27 @@ _PAYMENT_ID = (
     "'gift_card_7815826', 'certificate_7815826'."
 )
 _AIRPORTS = (
-    ("SFO", "San Francisco"), ("JFK", "New York"), ("LAX", "Los Angeles"), ("ORD", "Chicago"),
-    ("DFW", "Dallas"), ("DEN", "Denver"), ("SEA", "Seattle"), ("ATL", "Atlanta"),
-    ("MIA", "Miami"), ("BOS", "Boston"), ("PHX", "Phoenix"), ("IAH", "Houston"),
-    ("LAS", "Las Vegas"), ("MCO", "Orlando"), ("EWR", "Newark"), ("CLT", "Charlotte"),
-    ("MSP", "Minneapolis"), ("DTW", "Detroit"), ("PHL", "Philadelphia"), ("LGA", "LaGuardia"),
-)  # fmt: skip
+    ("SFO", "San Francisco"),
+    ("JFK", "New York"),
+    ("LAX", "Los Angeles"),
+    ("ORD", "Chicago"),
+    ("DFW", "Dallas"),
+    ("DEN", "Denver"),
+    ("SEA", "Seattle"),
+    ("ATL", "Atlanta"),
+    ("MIA", "Miami"),
+    ("BOS", "Boston"),
+    ("PHX", "Phoenix"),
+    ("IAH", "Houston"),
+    ("LAS", "Las Vegas"),
+    ("MCO", "Orlando"),
+    ("EWR", "Newark"),
+    ("CLT", "Charlotte"),
+    ("MSP", "Minneapolis"),
+    ("DTW", "Detroit"),
+    ("PHL", "Philadelphia"),
+    ("LGA", "LaGuardia"),
+)
 _NOW = "2024-05-15T15:00:00"  # τ²-bench's fixed clock
 _NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
 _NEW_CERTIFICATE_IDS = (3221322, 3221323, 3221324)
@@ -205,6 +220,17 @@ class FlightDB(DB):
     reservations: dict[str, Reservation]
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def _as_models(items: list[Any], model: type[M]) -> list[M]:
+    """Objects given as JSON become models; a list that mixes models and objects is used as
+    given, as τ²-bench uses it."""
+    if all(isinstance(item, dict) for item in items):
+        return [model(**item) for item in items]
+    return cast(list[M], items)
+
+
 class AirlineTools(Toolkit):
     """The airline domain's agent tools."""
 
@@ -249,12 +275,15 @@ class AirlineTools(Toolkit):
             ):
                 found.append(
                     DirectFlight(
-                        flight_number=flight.flight_number, origin=flight.origin,
-                        destination=flight.destination, status="available",
+                        flight_number=flight.flight_number,
+                        origin=flight.origin,
+                        destination=flight.destination,
+                        status="available",
                         scheduled_departure_time_est=flight.scheduled_departure_time_est,
                         scheduled_arrival_time_est=flight.scheduled_arrival_time_est,
-                        available_seats=day.available_seats, prices=day.prices,
-                    )  # fmt: skip
+                        available_seats=day.available_seats,
+                        prices=day.prices,
+                    )
                 )
         return found
 
@@ -282,8 +311,7 @@ class AirlineTools(Toolkit):
             "cabin": "The cabin class such as 'basic_economy', 'economy', or 'business'.",
             "flights": "An array of objects containing details about each piece of flight.",
             "passengers": "An array of objects containing details about each passenger.",
-            "payment_methods": "An array of objects containing details about each payment "
-            "method.",
+            "payment_methods": "An array of objects containing details about each payment method.",
             "total_baggages": "The total number of baggage items to book the reservation.",
             "nonfree_baggages": "The number of non-free baggage items to book the reservation.",
             "insurance": "Whether the reservation has insurance.",
@@ -303,12 +331,9 @@ class AirlineTools(Toolkit):
         nonfree_baggages: int,
         insurance: Insurance,
     ) -> Reservation:
-        if all(isinstance(f, dict) for f in flights):
-            flights = [FlightInfo(**f) for f in flights]
-        if all(isinstance(p, dict) for p in passengers):
-            passengers = [Passenger(**p) for p in passengers]
-        if all(isinstance(p, dict) for p in payment_methods):
-            payment_methods = [Payment(**p) for p in payment_methods]
+        flight_infos = _as_models(flights, FlightInfo)
+        travellers = _as_models(passengers, Passenger)
+        payments = _as_models(payment_methods, Payment)
         user = self._get_user(user_id)
         reservation_id = next(
             (r for r in _NEW_RESERVATION_IDS if r not in self.db.reservations), None
@@ -316,53 +341,64 @@ class AirlineTools(Toolkit):
         if reservation_id is None:
             raise ValueError("Too many reservations")
         reservation = Reservation(
-            reservation_id=reservation_id, user_id=user_id, origin=origin,
-            destination=destination, flight_type=flight_type, cabin=cabin, flights=[],
-            passengers=copy.deepcopy(passengers), payment_history=copy.deepcopy(payment_methods),
-            created_at=_NOW, total_baggages=total_baggages, nonfree_baggages=nonfree_baggages,
+            reservation_id=reservation_id,
+            user_id=user_id,
+            origin=origin,
+            destination=destination,
+            flight_type=flight_type,
+            cabin=cabin,
+            flights=[],
+            passengers=copy.deepcopy(travellers),
+            payment_history=copy.deepcopy(payments),
+            created_at=_NOW,
+            total_baggages=total_baggages,
+            nonfree_baggages=nonfree_baggages,
             insurance=insurance,
-        )  # fmt: skip
+        )
         total_price = 0
         booked: list[StatusAvailable] = []
-        for info in flights:
+        for info in flight_infos:
             flight = self._get_flight(info.flight_number)
             day = self._get_flight_instance(info.flight_number, info.date)
             if not isinstance(day, StatusAvailable):
                 raise ValueError(f"Flight {info.flight_number} not available on date {info.date}")
-            if day.available_seats[cabin] < len(passengers):
+            if day.available_seats[cabin] < len(travellers):
                 raise ValueError(f"Not enough seats on flight {info.flight_number}")
             price = day.prices[cabin]
             reservation.flights.append(
                 ReservationFlight(
-                    origin=flight.origin, destination=flight.destination,
-                    flight_number=info.flight_number, date=info.date, price=price,
-                )  # fmt: skip
+                    origin=flight.origin,
+                    destination=flight.destination,
+                    flight_number=info.flight_number,
+                    date=info.date,
+                    price=price,
+                )
             )
             booked.append(day)
-            total_price += price * len(passengers)
+            total_price += price * len(travellers)
         if insurance == "yes":
-            total_price += 30 * len(passengers)
+            total_price += 30 * len(travellers)
         total_price += 50 * nonfree_baggages
-        for payment in payment_methods:
+        for payment in payments:
             if payment.payment_id not in user.payment_methods:
                 raise ValueError(f"Payment method {payment.payment_id} not found")
             method = user.payment_methods[payment.payment_id]
             if isinstance(method, (GiftCard, Certificate)) and method.amount < payment.amount:
                 raise ValueError(f"Not enough balance in payment method {payment.payment_id}")
-        total_payment = sum(p.amount for p in payment_methods)
+        total_payment = sum(p.amount for p in payments)
         if total_payment != total_price:
             raise ValueError(
                 f"Payment amount does not add up, total price is {total_price}, "
                 f"but paid {total_payment}"
             )
-        for payment in payment_methods:
+        for payment in payments:
             method = user.payment_methods[payment.payment_id]
             if isinstance(method, GiftCard):
                 method.amount -= payment.amount
             elif isinstance(method, Certificate):
                 user.payment_methods.pop(payment.payment_id)
         for day in booked:
-            day.available_seats[cabin] -= len(passengers)
+            day.available_seats[cabin] -= len(travellers)
         self.db.reservations[reservation_id] = reservation
         self.db.users[user_id].reservations.append(reservation_id)
         return reservation
@@ -378,7 +414,7 @@ class AirlineTools(Toolkit):
     def calculate(self, expression: str) -> str:
         if not all(char in "0123456789+-*/(). " for char in expression):
             raise ValueError("Invalid characters in expression")
-        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))  # noqa: S307  (digits and operators only, as τ²-bench)
+        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
 
     @tau2_tool(
         "write",
@@ -443,12 +479,16 @@ class AirlineTools(Toolkit):
             first.date = date
             # the second leg's day: the next day (May 2024) when the first lands after midnight
             date2 = (
-                f"2024-05-{int(date[-2:]) + 1}" if "+1" in first.scheduled_arrival_time_est else date
+                f"2024-05-{int(date[-2:]) + 1}"
+                if "+1" in first.scheduled_arrival_time_est
+                else date
             )
             for second in self._direct_flights(
-                date=date2, origin=first.destination, destination=destination,
+                date=date2,
+                origin=first.destination,
+                destination=destination,
                 leave_after=first.scheduled_arrival_time_est,
-            ):  # fmt: skip
+            ):
                 second.date = date2
                 found.append([first, second])
         return found  # type: ignore[return-value]  # pairs as lists, as τ²-bench returns them
@@ -520,22 +560,23 @@ class AirlineTools(Toolkit):
         flights: list[FlightInfo | dict],  # type: ignore[type-arg]
         payment_id: str,
     ) -> Reservation:
-        if all(isinstance(f, dict) for f in flights):
-            flights = [FlightInfo(**f) for f in flights]
+        flight_infos = _as_models(flights, FlightInfo)
         reservation = self._get_reservation(reservation_id)
         user = self._get_user(reservation.user_id)
         travellers = len(reservation.passengers)
         total_price = 0
         kept: list[ReservationFlight] = []
-        for info in flights:
+        for info in flight_infos:
             same = next(
                 (
-                    f for f in reservation.flights
-                    if f.flight_number == info.flight_number and f.date == info.date
+                    f
+                    for f in reservation.flights
+                    if f.flight_number == info.flight_number
+                    and f.date == info.date
                     and cabin == reservation.cabin
                 ),
                 None,
-            )  # fmt: skip
+            )
             if same is not None:
                 total_price += same.price * travellers
                 kept.append(same)
@@ -547,9 +588,12 @@ class AirlineTools(Toolkit):
             if day.available_seats[cabin] < travellers:
                 raise ValueError(f"Not enough seats on flight {info.flight_number}")
             new = ReservationFlight(
-                flight_number=info.flight_number, date=info.date, price=day.prices[cabin],
-                origin=flight.origin, destination=flight.destination,
-            )  # fmt: skip
+                flight_number=info.flight_number,
+                date=info.date,
+                price=day.prices[cabin],
+                origin=flight.origin,
+                destination=flight.destination,
+            )
             total_price += new.price * travellers
             kept.append(new)
         total_price -= sum(f.price for f in reservation.flights) * travellers
@@ -573,12 +617,11 @@ class AirlineTools(Toolkit):
         reservation_id: str,
         passengers: list[Passenger | dict],  # type: ignore[type-arg]
     ) -> Reservation:
-        if all(isinstance(p, dict) for p in passengers):
-            passengers = [Passenger(**p) for p in passengers]
+        travellers = _as_models(passengers, Passenger)
         reservation = self._get_reservation(reservation_id)
-        if len(passengers) != len(reservation.passengers):
+        if len(travellers) != len(reservation.passengers):
             raise ValueError("Number of passengers does not match")
-        reservation.passengers = copy.deepcopy(passengers)
+        reservation.passengers = copy.deepcopy(travellers)
         return reservation
 
     @tau2_tool(

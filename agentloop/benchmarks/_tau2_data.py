@@ -29,10 +29,11 @@ import json
 import os
 import sys
 import textwrap
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from agentloop.errors import DatasetError
 
@@ -110,7 +111,9 @@ def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
         return path
     package = _package_dir()
     if package is None:
-        raise DatasetError(f"τ²-bench data: the inspect-evals package is not installed; {TAU2_INSTALL}")
+        raise DatasetError(
+            f"τ²-bench data: the inspect-evals package is not installed; {TAU2_INSTALL}"
+        )
     return package / "tau2" / "data" / "domains"
 
 
@@ -167,9 +170,7 @@ def domain_tasks(domain: str, data_dir: str | Path | None = None) -> list[dict[s
 
 def agent_system_prompt(policy: str) -> str:
     """τ²-bench's LLM agent's system prompt."""
-    return (
-        f"<instructions>\n{_AGENT_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>"
-    )
+    return f"<instructions>\n{_AGENT_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>"
 
 
 def scenario_text(scenario: Any) -> str:
@@ -206,16 +207,28 @@ def _opening(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         role = message.get("role")
         if role == "tool":
             if message.get("id") not in user_calls:
-                out.append({"role": "tool", "tool_call_id": message.get("id"),
-                            "content": message.get("content") or ""})  # fmt: skip
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": message.get("id"),
+                        "content": message.get("content") or "",
+                    }
+                )
         elif role == "assistant" and message.get("tool_calls"):
             calls = [
-                {"id": c["id"], "type": "function",
-                 "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})}}
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {
+                        "name": c["name"],
+                        "arguments": json.dumps(c.get("arguments") or {}),
+                    },
+                }
                 for c in message["tool_calls"]
-            ]  # fmt: skip
-            out.append({"role": "assistant", "content": message.get("content") or "",
-                        "tool_calls": calls})  # fmt: skip
+            ]
+            out.append(
+                {"role": "assistant", "content": message.get("content") or "", "tool_calls": calls}
+            )
         elif role == "user" and message.get("tool_calls"):
             user_calls.update(c["id"] for c in message["tool_calls"])
         elif role in ("user", "assistant"):

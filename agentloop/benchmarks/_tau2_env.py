@@ -110,7 +110,9 @@ class Tau2Environment:
                 deep_update(self.user_toolkit.db.model_dump(), data["user_data"])
             )
         for action in state.get("initialization_actions") or []:
-            self.run_function(action["env_type"], action["func_name"], action.get("arguments") or {})
+            self.run_function(
+                action["env_type"], action["func_name"], action.get("arguments") or {}
+            )
         for message in state.get("message_history") or []:
             requestor = "user" if message.get("role") == "user" else "assistant"
             for call in message.get("tool_calls") or []:
@@ -151,9 +153,12 @@ class Tau2Environment:
 
             tools.append(
                 StructuredTool(
-                    name=name, description=schema["description"],
-                    args_schema=schema["parameters"], func=run, handle_tool_error=True,
-                )  # fmt: skip
+                    name=name,
+                    description=schema["description"],
+                    args_schema=schema["parameters"],
+                    func=run,
+                    handle_tool_error=True,
+                )
             )
         return tools
 
@@ -188,4 +193,3 @@ def tau2_environment(row: Mapping[str, Any]) -> Tau2Environment:
             "({domain, initial_state})"
         )
     return Tau2Environment(spec["domain"], spec.get("initial_state") or None)
-

@@ -15,9 +15,14 @@ from agentloop.benchmarks._tau2_toolkit import DB, Toolkit, tau2_tool
 __all__ = ["RetailDB", "RetailTools"]
 
 OrderStatus = Literal[
-    "processed", "pending", "pending (item modified)", "delivered", "cancelled",
-    "exchange requested", "return requested",
-]  # fmt: skip
+    "processed",
+    "pending",
+    "pending (item modified)",
+    "delivered",
+    "cancelled",
+    "exchange requested",
+    "return requested",
+]
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 
 
@@ -185,23 +190,40 @@ class RetailTools(Toolkit):
         return difference, variant
 
     @tau2_tool(
-        'generic',
-        'Calculate the result of a mathematical expression.',
+        "generic",
+        "Calculate the result of a mathematical expression.",
         {
-            'expression': "The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.",
+            "expression": (
+                "The mathematical expression to calculate, such as '2 + 2'. The expression can "
+                'contain numbers, operators (+, -, *, /), parentheses, and spaces.'
+            ),
         },
     )
     def calculate(self, expression: str) -> str:
         if not all(char in "0123456789+-*/(). " for char in expression):
             raise ValueError("Invalid characters in expression")
-        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))  # noqa: S307  (digits and operators only, as τ²-bench)
+        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
 
     @tau2_tool(
-        'write',
-        "Cancel a pending order. If the order is already processed or delivered,\n\nit cannot be cancelled. The agent needs to explain the cancellation detail\nand ask for explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order status will be changed to 'cancelled' and the payment will be refunded.\nThe refund will be added to the user's gift card balance immediately if the payment\nwas made using a gift card, otherwise the refund would take 5-7 business days to process.\nThe function returns the order details after the cancellation.",
+        "write",
+        (
+            'Cancel a pending order. If the order is already processed or delivered,\n\nit cannot '
+            'be cancelled. The agent needs to explain the cancellation detail\nand ask for '
+            'explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order '
+            "status will be changed to 'cancelled' and the payment will be refunded.\nThe refund "
+            "will be added to the user's gift card balance immediately if the payment\nwas made "
+            'using a gift card, otherwise the refund would take 5-7 business days to process.\n'
+            'The function returns the order details after the cancellation.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'reason': "The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "reason": (
+                "The reason for cancellation, which should be either 'no longer needed' or "
+                "'ordered by mistake'."
+            ),
         },
     )
     def cancel_pending_order(self, order_id: str, reason: str) -> Order:
@@ -213,8 +235,11 @@ class RetailTools(Toolkit):
         refunds = []
         for payment in order.payment_history:
             refunds.append(
-                OrderPayment(transaction_type="refund", amount=payment.amount,
-                             payment_method_id=payment.payment_method_id)  # fmt: skip
+                OrderPayment(
+                    transaction_type="refund",
+                    amount=payment.amount,
+                    payment_method_id=payment.payment_method_id,
+                )
             )
             user = self._get_user(order.user_id)
             method = self._payment_method(user.user_id, payment.payment_method_id)
@@ -226,13 +251,32 @@ class RetailTools(Toolkit):
         return order
 
     @tau2_tool(
-        'write',
-        'Exchange items in a delivered order to new items of the same product type.\n\nFor a delivered order, return or exchange can be only done once by the agent.\nThe agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.',
+        "write",
+        (
+            'Exchange items in a delivered order to new items of the same product type.\n\nFor a '
+            'delivered order, return or exchange can be only done once by the agent.\nThe agent '
+            'needs to explain the exchange detail and ask for explicit user confirmation (yes/no) '
+            'to proceed.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'item_ids': "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.",
-            'new_item_ids': "The item ids to be exchanged for, each such as '1008292230'.\nThere could be duplicate items in the list. Each new item id should match the item id\nin the same position and be of the same product.",
-            'payment_method_id': "The payment method id to pay or receive refund for the item price difference,\nsuch as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up\nfrom the user or order details.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "item_ids": (
+                "The item ids to be exchanged, each such as '1008292230'. There could be "
+                'duplicate items in the list.'
+            ),
+            "new_item_ids": (
+                "The item ids to be exchanged for, each such as '1008292230'.\nThere could be "
+                'duplicate items in the list. Each new item id should match the item id\nin the '
+                'same position and be of the same product.'
+            ),
+            "payment_method_id": (
+                'The payment method id to pay or receive refund for the item price difference,\n'
+                "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up\n"
+                'from the user or order details.'
+            ),
         },
     )
     def exchange_delivered_order_items(
@@ -257,12 +301,16 @@ class RetailTools(Toolkit):
         return order
 
     @tau2_tool(
-        'read',
-        'Find user id by first name, last name, and zip code. If the user is not found, the function\n\nwill return an error message. By default, find user id by email, and only call this function\nif the user is not found by email or cannot remember email.',
+        "read",
+        (
+            'Find user id by first name, last name, and zip code. If the user is not found, the '
+            'function\n\nwill return an error message. By default, find user id by email, and '
+            'only call this function\nif the user is not found by email or cannot remember email.'
+        ),
         {
-            'first_name': "The first name of the customer, such as 'John'.",
-            'last_name': "The last name of the customer, such as 'Doe'.",
-            'zip': "The zip code of the customer, such as '12345'.",
+            "first_name": "The first name of the customer, such as 'John'.",
+            "last_name": "The last name of the customer, such as 'Doe'.",
+            "zip": "The zip code of the customer, such as '12345'.",
         },
     )
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
@@ -276,10 +324,13 @@ class RetailTools(Toolkit):
         raise ValueError("User not found")
 
     @tau2_tool(
-        'read',
-        'Find user id by email. If the user is not found, the function will return an error message.',
+        "read",
+        (
+            'Find user id by email. If the user is not found, the function will return an error '
+            'message.'
+        ),
         {
-            'email': "The email of the user, such as 'something@example.com'.",
+            "email": "The email of the user, such as 'something@example.com'.",
         },
     )
     def find_user_id_by_email(self, email: str) -> str:
@@ -289,30 +340,39 @@ class RetailTools(Toolkit):
         raise ValueError("User not found")
 
     @tau2_tool(
-        'read',
-        'Get the status and details of an order.',
+        "read",
+        "Get the status and details of an order.",
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
         },
     )
     def get_order_details(self, order_id: str) -> Order:
         return self._get_order(order_id)
 
     @tau2_tool(
-        'read',
-        'Get the inventory details of a product.',
+        "read",
+        "Get the inventory details of a product.",
         {
-            'product_id': "The product id, such as '6086499569'. Be careful the product id is different from the item id.",
+            "product_id": (
+                "The product id, such as '6086499569'. Be careful the product id is different "
+                'from the item id.'
+            ),
         },
     )
     def get_product_details(self, product_id: str) -> Product:
         return self._get_product(product_id)
 
     @tau2_tool(
-        'read',
-        'Get the inventory details of an item.',
+        "read",
+        "Get the inventory details of an item.",
         {
-            'item_id': "The item id, such as '6086499569'. Be careful the item id is different from the product id.",
+            "item_id": (
+                "The item id, such as '6086499569'. Be careful the item id is different from the "
+                'product id.'
+            ),
         },
     )
     def get_item_details(self, item_id: str) -> Variant:
@@ -322,55 +382,90 @@ class RetailTools(Toolkit):
         raise ValueError("Item not found")
 
     @tau2_tool(
-        'read',
-        'Get the details of a user, including their orders.',
+        "read",
+        "Get the details of a user, including their orders.",
         {
-            'user_id': "The user id, such as 'sara_doe_496'.",
+            "user_id": "The user id, such as 'sara_doe_496'.",
         },
     )
     def get_user_details(self, user_id: str) -> User:
         return self._get_user(user_id)
 
     @tau2_tool(
-        'read',
-        'List the name and product id of all product types.\n\nEach product type has a variety of different items with unique item ids and options.\nThere are only 50 product types in the store.',
+        "read",
+        (
+            'List the name and product id of all product types.\n\nEach product type has a '
+            'variety of different items with unique item ids and options.\nThere are only 50 '
+            'product types in the store.'
+        ),
     )
     def list_all_product_types(self) -> str:
         names = {product.name: product.product_id for product in self.db.products.values()}
         return json.dumps(names, sort_keys=True)
 
     @tau2_tool(
-        'write',
-        'Modify the shipping address of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
+        "write",
+        (
+            'Modify the shipping address of a pending order. The agent needs to explain the '
+            'modification detail and ask for explicit user confirmation (yes/no) to proceed.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'address1': "The first line of the address, such as '123 Main St'.",
-            'address2': "The second line of the address, such as 'Apt 1' or ''.",
-            'city': "The city, such as 'San Francisco'.",
-            'state': "The state, such as 'CA'.",
-            'country': "The country, such as 'USA'.",
-            'zip': "The zip code, such as '12345'.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "address1": "The first line of the address, such as '123 Main St'.",
+            "address2": "The second line of the address, such as 'Apt 1' or ''.",
+            "city": "The city, such as 'San Francisco'.",
+            "state": "The state, such as 'CA'.",
+            "country": "The country, such as 'USA'.",
+            "zip": "The zip code, such as '12345'.",
         },
     )
     def modify_pending_order_address(
-        self, order_id: str, address1: str, address2: str, city: str, state: str, country: str,
+        self,
+        order_id: str,
+        address1: str,
+        address2: str,
+        city: str,
+        state: str,
+        country: str,
         zip: str,
-    ) -> Order:  # fmt: skip
+    ) -> Order:
         order = self._get_order(order_id)
         if "pending" not in order.status:
             raise ValueError("Non-pending order cannot be modified")
-        order.address = UserAddress(address1=address1, address2=address2, city=city, state=state,
-                                    country=country, zip=zip)  # fmt: skip
+        order.address = UserAddress(
+            address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
+        )
         return order
 
     @tau2_tool(
-        'write',
-        'Modify items in a pending order to new items of the same product type. For a pending order, this function can only be called once. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.',
+        "write",
+        (
+            'Modify items in a pending order to new items of the same product type. For a pending '
+            'order, this function can only be called once. The agent needs to explain the '
+            'exchange detail and ask for explicit user confirmation (yes/no) to proceed.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'item_ids': "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.",
-            'new_item_ids': "The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.",
-            'payment_method_id': "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "item_ids": (
+                "The item ids to be modified, each such as '1008292230'. There could be duplicate "
+                'items in the list.'
+            ),
+            "new_item_ids": (
+                "The item ids to be modified for, each such as '1008292230'. There could be "
+                'duplicate items in the list. Each new item id should match the item id in the '
+                'same position and be of the same product.'
+            ),
+            "payment_method_id": (
+                'The payment method id to pay or receive refund for the item price difference, '
+                "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up "
+                'from the user or order details.'
+            ),
         },
     )
     def modify_pending_order_items(
@@ -389,8 +484,11 @@ class RetailTools(Toolkit):
         if isinstance(method, GiftCard) and method.balance < difference:
             raise ValueError("Insufficient gift card balance to pay for the new item")
         order.payment_history.append(
-            OrderPayment(transaction_type="payment" if difference > 0 else "refund",
-                         amount=abs(difference), payment_method_id=payment_method_id)  # fmt: skip
+            OrderPayment(
+                transaction_type="payment" if difference > 0 else "refund",
+                amount=abs(difference),
+                payment_method_id=payment_method_id,
+            )
         )
         if isinstance(method, GiftCard):
             method.balance = round(method.balance - difference, 2)
@@ -408,11 +506,21 @@ class RetailTools(Toolkit):
         return order
 
     @tau2_tool(
-        'write',
-        'Modify the payment method of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
+        "write",
+        (
+            'Modify the payment method of a pending order. The agent needs to explain the '
+            'modification detail and ask for explicit user confirmation (yes/no) to proceed.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'payment_method_id': "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "payment_method_id": (
+                'The payment method id to pay or receive refund for the item price difference, '
+                "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up "
+                'from the user or order details.'
+            ),
         },
     )
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> Order:
@@ -429,11 +537,14 @@ class RetailTools(Toolkit):
         if isinstance(method, GiftCard) and method.balance < amount:
             raise ValueError("Insufficient gift card balance to pay for the order")
         old_id = history[0].payment_method_id
-        history.extend([
-            OrderPayment(transaction_type="payment", amount=amount,
-                         payment_method_id=payment_method_id),
-            OrderPayment(transaction_type="refund", amount=amount, payment_method_id=old_id),
-        ])  # fmt: skip
+        history.extend(
+            [
+                OrderPayment(
+                    transaction_type="payment", amount=amount, payment_method_id=payment_method_id
+                ),
+                OrderPayment(transaction_type="refund", amount=amount, payment_method_id=old_id),
+            ]
+        )
         if isinstance(method, GiftCard):
             method.balance = round(method.balance - amount, 2)
         old = self._payment_method(order.user_id, old_id)
@@ -442,34 +553,59 @@ class RetailTools(Toolkit):
         return order
 
     @tau2_tool(
-        'write',
-        'Modify the default address of a user. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
+        "write",
+        (
+            'Modify the default address of a user. The agent needs to explain the modification '
+            'detail and ask for explicit user confirmation (yes/no) to proceed.'
+        ),
         {
-            'user_id': "The user id, such as 'sara_doe_496'.",
-            'address1': "The first line of the address, such as '123 Main St'.",
-            'address2': "The second line of the address, such as 'Apt 1' or ''.",
-            'city': "The city, such as 'San Francisco'.",
-            'state': "The state, such as 'CA'.",
-            'country': "The country, such as 'USA'.",
-            'zip': "The zip code, such as '12345'.",
+            "user_id": "The user id, such as 'sara_doe_496'.",
+            "address1": "The first line of the address, such as '123 Main St'.",
+            "address2": "The second line of the address, such as 'Apt 1' or ''.",
+            "city": "The city, such as 'San Francisco'.",
+            "state": "The state, such as 'CA'.",
+            "country": "The country, such as 'USA'.",
+            "zip": "The zip code, such as '12345'.",
         },
     )
     def modify_user_address(
-        self, user_id: str, address1: str, address2: str, city: str, state: str, country: str,
+        self,
+        user_id: str,
+        address1: str,
+        address2: str,
+        city: str,
+        state: str,
+        country: str,
         zip: str,
-    ) -> User:  # fmt: skip
+    ) -> User:
         user = self._get_user(user_id)
-        user.address = UserAddress(address1=address1, address2=address2, city=city, state=state,
-                                   country=country, zip=zip)  # fmt: skip
+        user.address = UserAddress(
+            address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
+        )
         return user
 
     @tau2_tool(
-        'write',
-        "Return some items of a delivered order.\n\nThe order status will be changed to 'return requested'.\nThe agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up email for how and where to return the item.",
+        "write",
+        (
+            'Return some items of a delivered order.\n\nThe order status will be changed to '
+            "'return requested'.\nThe agent needs to explain the return detail and ask for "
+            'explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up '
+            'email for how and where to return the item.'
+        ),
         {
-            'order_id': "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-            'item_ids': "The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.",
-            'payment_method_id': "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.\nThese can be looked up from the user or order details.",
+            "order_id": (
+                "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
+                'beginning of the order id.'
+            ),
+            "item_ids": (
+                "The item ids to be returned, each such as '1008292230'. There could be duplicate "
+                'items in the list.'
+            ),
+            "payment_method_id": (
+                'The payment method id to pay or receive refund for the item price difference, '
+                "such as 'gift_card_0000000' or 'credit_card_0000000'.\nThese can be looked up "
+                'from the user or order details.'
+            ),
         },
     )
     def return_delivered_order_items(
@@ -492,10 +628,14 @@ class RetailTools(Toolkit):
         return order
 
     @tau2_tool(
-        'generic',
-        "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly transfer if\n -  the user explicitly asks for a human agent\n -  given the policy and the available tools, you cannot solve the user's issue.",
+        "generic",
+        (
+            "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly "
+            'transfer if\n -  the user explicitly asks for a human agent\n -  given the policy '
+            "and the available tools, you cannot solve the user's issue."
+        ),
         {
-            'summary': "A summary of the user's issue.",
+            "summary": "A summary of the user's issue.",
         },
     )
     def transfer_to_human_agents(self, summary: str) -> str:

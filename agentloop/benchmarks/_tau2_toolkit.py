@@ -62,8 +62,9 @@ def tau2_tool(
     whether replaying the conversation must run it again, as τ²-bench's ``mutates_state``."""
 
     def mark(method: Callable[..., Any]) -> Callable[..., Any]:
-        info = ToolInfo(kind, description, dict(args or {}),
-                        kind == "write" if mutates is None else mutates)  # fmt: skip
+        info = ToolInfo(
+            kind, description, dict(args or {}), kind == "write" if mutates is None else mutates
+        )
         setattr(method, _TOOL, info)
         return method
 
@@ -141,8 +142,11 @@ class Toolkit:
             annotation = hints.get(pname, Any)
             fields[pname] = (annotation, default)
         params = create_model("parameters", **fields)
-        return {"name": name, "description": info.description,
-                "parameters": params.model_json_schema()}  # fmt: skip
+        return {
+            "name": name,
+            "description": info.description,
+            "parameters": params.model_json_schema(),
+        }
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
         """Run one call as τ²-bench's environment does: its text and whether it failed."""

@@ -143,9 +143,11 @@ def conversation_of(trajectory: Any) -> Conversation:
         if isinstance(message, AIMessage):
             texts.append(content)
     return Conversation(
-        stop_reason=str(trajectory.stop_reason), calls=calls, agent_texts=texts,
+        stop_reason=str(trajectory.stop_reason),
+        calls=calls,
+        agent_texts=texts,
         transcript=transcript,
-    )  # fmt: skip
+    )
 
 
 def _fresh(row: Mapping[str, Any]) -> Tau2Environment:
@@ -158,14 +160,17 @@ def _expected(key: str) -> dict[str, Any]:
     row, actions = json.loads(key)
     env = _fresh(row)
     for action in actions:
-        env.call(action.get("requestor") or "assistant", action["name"], action.get("arguments") or {})
+        env.call(
+            action.get("requestor") or "assistant", action["name"], action.get("arguments") or {}
+        )
     return env.snapshot()
 
 
 def expected_state(row: Mapping[str, Any], actions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The databases after the ground-truth actions (computed once per task and process)."""
-    return _expected(json.dumps([{"environment": row.get("environment")}, list(actions)],
-                                sort_keys=True))  # fmt: skip
+    return _expected(
+        json.dumps([{"environment": row.get("environment")}, list(actions)], sort_keys=True)
+    )
 
 
 def _first_difference(agent: Any, expected: Any, path: str = "") -> str | None:
@@ -272,9 +277,12 @@ def _ask_judge(spec: str, params: Mapping[str, Any], sample_id: str, prompt: str
 
 
 def _nl_checks(
-    assertions: list[str], conversation: Conversation, judge: str, params: Mapping[str, Any],
+    assertions: list[str],
+    conversation: Conversation,
+    judge: str,
+    params: Mapping[str, Any],
     sample_id: str,
-) -> list[CheckResult]:  # fmt: skip
+) -> list[CheckResult]:
     lines = "\n".join(f"{role}: {content}" for role, content in conversation.transcript)
     prompt = (
         f"\n        conversation:\n        {lines}\n        \n        expectedOutcomes:\n"
@@ -285,8 +293,11 @@ def _nl_checks(
         data = json.loads(text)
         results = data.get("results", [])
         return [
-            CheckResult(item=str(r["expectedOutcome"]), met=bool(r["metExpectation"]),
-                        reason=str(r.get("reasoning", "")))  # fmt: skip
+            CheckResult(
+                item=str(r["expectedOutcome"]),
+                met=bool(r["metExpectation"]),
+                reason=str(r.get("reasoning", "")),
+            )
             for r in results
         ]
     except (ValueError, AttributeError, KeyError, TypeError) as exc:
@@ -305,12 +316,15 @@ def tau2_score(
     details = Tau2Details(stop_reason=conversation.stop_reason)
     if conversation.stop_reason not in STOPS:
         return RewardResult(
-            score=0.0, details=details,
+            score=0.0,
+            details=details,
             reason=f"the conversation ended with {conversation.stop_reason}, not by the user "
             "or the agent stopping: τ²-bench scores it 0",
-        )  # fmt: skip
+        )
     if criteria is None:
-        return RewardResult(score=1.0, reason="the task has no evaluation criteria", details=details)
+        return RewardResult(
+            score=1.0, reason="the task has no evaluation criteria", details=details
+        )
     basis = list(criteria.get("reward_basis") or ["DB", "COMMUNICATE"])
     details.reward_basis = basis
     unknown = set(basis) - {"DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"}
@@ -332,14 +346,17 @@ def tau2_score(
         found = None if final == expected else _first_difference(final, expected) or "a value"
         details.db_match = found is None
         details.db_reason = (
-            "the agent's databases equal the ground truth's" if found is None
+            "the agent's databases equal the ground truth's"
+            if found is None
             else f"differs from the ground truth's at {found}"
-        )  # fmt: skip
+        )
         db_reward = 1.0 if found is None else 0.0
         for assertion in assertions or []:
             name, want = assertion["func_name"], assertion.get("assert_value", True)
             try:
-                value = agent.assertion(assertion["env_type"], name, assertion.get("arguments") or {})
+                value = agent.assertion(
+                    assertion["env_type"], name, assertion.get("arguments") or {}
+                )
                 met = value == want
                 why = f"{name} returned {value}, {'as' if met else 'not as'} asserted ({want})"
             except Exception as exc:
@@ -351,8 +368,9 @@ def tau2_score(
     for action in actions or []:
         matched = any(_matches(action, name, args) for _, name, args, _ in conversation.calls)
         details.actions.append(
-            ActionCheck(action_id=str(action.get("action_id", "")), name=action["name"],
-                        matched=matched)  # fmt: skip
+            ActionCheck(
+                action_id=str(action.get("action_id", "")), name=action["name"], matched=matched
+            )
         )
     action_reward = 1.0 if all(a.matched for a in details.actions) else 0.0
 
@@ -377,12 +395,17 @@ def tau2_score(
         )
         nl_reward = 1.0 if all(c.met for c in details.nl_assertions) else 0.0
 
-    rewards = {"DB": db_reward, "ENV_ASSERTION": env_reward, "ACTION": action_reward,
-               "COMMUNICATE": communicate_reward, "NL_ASSERTION": nl_reward}  # fmt: skip
+    rewards = {
+        "DB": db_reward,
+        "ENV_ASSERTION": env_reward,
+        "ACTION": action_reward,
+        "COMMUNICATE": communicate_reward,
+        "NL_ASSERTION": nl_reward,
+    }
     details.breakdown = {b: rewards[b] for b in basis}
     score = 1.0
-    for value in details.breakdown.values():
-        score *= value
+    for part in details.breakdown.values():
+        score *= part
     failed = [b for b, v in details.breakdown.items() if v < 1.0]
     reason = (
         f"every component of the basis ({', '.join(basis)}) passes"
@@ -403,8 +426,9 @@ def _why(component: str, details: Tau2Details) -> str:
             repr(c.item) for c in details.communicate if not c.met
         )
     checks = details.env_assertions if component == "ENV_ASSERTION" else details.nl_assertions
-    unmet = [c.reason if component == "ENV_ASSERTION" else repr(c.item)
-             for c in checks if not c.met]  # fmt: skip
+    unmet = [
+        c.reason if component == "ENV_ASSERTION" else repr(c.item) for c in checks if not c.met
+    ]
     return f"{component}: " + ("; ".join(unmet) or "the judge graded none")
 
 

@@ -37,20 +37,29 @@ def test_the_config_validates(path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert prepared.scan.problems == []
 
 
-def _run(tmp_path: Path, domain: str, agent: dict[str, list[Any]], user: dict[str, list[Any]],
-         epochs: int = 1) -> list[dict[str, Any]]:  # fmt: skip
+def _run(
+    tmp_path: Path,
+    domain: str,
+    agent: dict[str, list[Any]],
+    user: dict[str, list[Any]],
+    epochs: int = 1,
+) -> list[dict[str, Any]]:
     tmp_path.mkdir(exist_ok=True)
     raw = yaml.safe_load((ROOT / "configs" / "tau2" / f"{domain}.yaml").read_text())
     raw.update(
         model=f"scripted:{write_json(tmp_path / 'agent.json', agent)}",
-        output_dir=str(tmp_path / "runs"), preflight=False, epochs=epochs,
-        sample_ids=sorted(agent), concurrency=2,
-    )  # fmt: skip
+        output_dir=str(tmp_path / "runs"),
+        preflight=False,
+        epochs=epochs,
+        sample_ids=sorted(agent),
+        concurrency=2,
+    )
     raw["model_options"] = {}
     raw["user"].update(
-        model=f"scripted:{write_json(tmp_path / 'user.json', user)}", model_options={},
+        model=f"scripted:{write_json(tmp_path / 'user.json', user)}",
+        model_options={},
         instructions=f"@{ROOT / 'configs' / 'tau2' / 'user_instructions.md'}",
-    )  # fmt: skip
+    )
     path = tmp_path / f"{domain}.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True))
     outcome = run_eval_sync(load_config(path), config_path=str(path))
@@ -70,19 +79,21 @@ def test_scripted_conversations_on_the_mock_domain_and_pass_hat_k(tmp_path: Path
         ],
     }
     user = {
-        "create_task_1": ["Please create a task called 'Important Meeting' for user_1.",
-                          "Thanks! ###STOP###"],
+        "create_task_1": [
+            "Please create a task called 'Important Meeting' for user_1.",
+            "Thanks! ###STOP###",
+        ],
         "update_task_1": ["Please mark task_1 as completed.", "Great. ###STOP###"],
-    }  # fmt: skip
+    }
     lines = _run(tmp_path, "mock", agent, user, epochs=2)
-    verdicts = {(l["id"], l["epoch"]): l["scores"][VERDICT] for l in lines}
+    verdicts = {(line["id"], line["epoch"]): line["scores"][VERDICT] for line in lines}
     for epoch in (1, 2):
         good, bad = verdicts["create_task_1", epoch], verdicts["update_task_1", epoch]
         assert good["score"] == 1.0, good["reason"]
         assert good["details"]["stop_reason"] == "user_stop"
         assert bad["score"] == 0.0
         assert bad["reason"].startswith("DB: differs from the ground truth's at ")
-    line = next(l for l in lines if l["id"] == "create_task_1")
+    line = next(line for line in lines if line["id"] == "create_task_1")
     system = line["trajectory"]["user_messages"][0]["content"]
     assert system.startswith("# User Simulation Guidelines")
     assert "<scenario>\nPersona:\n\tProfessional and direct" in system
@@ -91,15 +102,22 @@ def test_scripted_conversations_on_the_mock_domain_and_pass_hat_k(tmp_path: Path
     assert stats["pass_hat_k"] == {"1": 0.5, "2": 0.5}
 
 
-def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(tmp_path: Path) -> None:
+def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(
+    tmp_path: Path,
+) -> None:
     row = next(
-        r for r in tau2_rows("airline")
-        if any(a["name"].startswith(("book", "cancel", "update"))
-               for a in r["ground_truth"]["evaluation_criteria"]["actions"] or [])
+        r
+        for r in tau2_rows("airline")
+        if any(
+            a["name"].startswith(("book", "cancel", "update"))
+            for a in r["ground_truth"]["evaluation_criteria"]["actions"] or []
+        )
         and r["ground_truth"]["evaluation_criteria"].get("communicate_info") == []
-    )  # fmt: skip
+    )
     actions = row["ground_truth"]["evaluation_criteria"]["actions"]
-    replies: list[Any] = [ask(call(f"c{i}", a["name"], a["arguments"])) for i, a in enumerate(actions)]
+    replies: list[Any] = [
+        ask(call(f"c{i}", a["name"], a["arguments"])) for i, a in enumerate(actions)
+    ]
     agent = {row["id"]: [*replies, "All done."]}
     user = {row["id"]: ["Hello, I need help with my reservation.", "###STOP###"]}
     [line] = _run(tmp_path, "airline", agent, user)
@@ -107,7 +125,9 @@ def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(tmp
     assert verdict["score"] == 1.0, verdict["reason"]
     assert verdict["details"]["db_match"] is True
     # a run without the last write fails the DB check
-    last = max(i for i, a in enumerate(actions) if a["name"].startswith(("book", "cancel", "update")))
+    last = max(
+        i for i, a in enumerate(actions) if a["name"].startswith(("book", "cancel", "update"))
+    )
     agent = {row["id"]: [*replies[:last], *replies[last + 1 :], "All done."]}
     [line] = _run(tmp_path / "again", "airline", agent, user)
     assert line["scores"][VERDICT]["details"]["db_match"] is False

@@ -84,7 +84,7 @@ def test_an_unknown_domain_is_a_one_line_error_listing_the_known_ones() -> None:
 
 def test_a_missing_data_directory_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path / "nowhere"))
-    with pytest.raises(DatasetError, match="τ²-bench data directory not found: .*nowhere"):
+    with pytest.raises(DatasetError, match=r"τ²-bench data directory not found: .*nowhere"):
         scan_dataset("tau2:mock")
     monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path))
     with pytest.raises(DatasetError, match="no folder for the mock domain"):
@@ -96,8 +96,11 @@ def test_another_directory_of_the_same_layout_is_read(monkeypatch, tmp_path) -> 
     folder.mkdir()
     (folder / "policy.md").write_text("Be kind.")
     (folder / "db.json").write_text(json.dumps({"tasks": {}, "users": {}}))
-    task = {"id": "t1", "user_scenario": {"instructions": "Say hi."},
-            "evaluation_criteria": {"actions": []}}  # fmt: skip
+    task = {
+        "id": "t1",
+        "user_scenario": {"instructions": "Say hi."},
+        "evaluation_criteria": {"actions": []},
+    }
     (folder / "tasks.json").write_text(json.dumps([task]))
     monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path))
     [row] = list(tau2_rows("mock"))

@@ -24,22 +24,32 @@ def test_mock_tools_answer_and_change_the_state_as_tau2() -> None:
     env = Tau2Environment("mock")
     text, failed = env.call("assistant", "create_task", {"user_id": "user_1", "title": "Plan"})
     assert not failed
-    assert json.loads(text) == {"task_id": "task_2", "title": "Plan", "description": None,
-                                "status": "pending"}  # fmt: skip
+    assert json.loads(text) == {
+        "task_id": "task_2",
+        "title": "Plan",
+        "description": None,
+        "status": "pending",
+    }
     state = env.snapshot()["db"]
     assert state["users"]["user_1"]["tasks"] == ["task_1", "task_2"]
-    assert env.call("assistant", "update_task_status", {"task_id": "task_9", "status": "completed"}) == (
-        "Error: Task task_9 not found", True
-    )  # fmt: skip
+    assert env.call(
+        "assistant", "update_task_status", {"task_id": "task_9", "status": "completed"}
+    ) == ("Error: Task task_9 not found", True)
     assert env.call("assistant", "create_task", {"user_id": "nobody", "title": "x"}) == (
-        "Error: User nobody not found", True
+        "Error: User nobody not found",
+        True,
     )
     assert env.call("assistant", "get_users", {"verbose": True}) == (
-        "Error: MockTools.get_users() got an unexpected keyword argument 'verbose'", True
+        "Error: MockTools.get_users() got an unexpected keyword argument 'verbose'",
+        True,
     )
-    assert env.call("assistant", "delete_task", {}) == ("Error: Tool 'delete_task' not found.", True)
+    assert env.call("assistant", "delete_task", {}) == (
+        "Error: Tool 'delete_task' not found.",
+        True,
+    )
     assert env.call("assistant", "transfer_to_human_agents", {"summary": "s"}) == (
-        "Transfer successful", False
+        "Transfer successful",
+        False,
     )
 
 
@@ -57,18 +67,28 @@ def test_the_schema_is_tau2s() -> None:
         "description": "Create a new task for a user.",
         "parameters": {
             "properties": {
-                "user_id": {"description": "The ID of the user creating the task",
-                            "title": "User Id", "type": "string"},
-                "title": {"description": "The title of the task", "title": "Title",
-                          "type": "string"},
-                "description": {"default": None, "description": "Optional description of the task",
-                                "title": "Description", "type": "string"},
+                "user_id": {
+                    "description": "The ID of the user creating the task",
+                    "title": "User Id",
+                    "type": "string",
+                },
+                "title": {
+                    "description": "The title of the task",
+                    "title": "Title",
+                    "type": "string",
+                },
+                "description": {
+                    "default": None,
+                    "description": "Optional description of the task",
+                    "title": "Description",
+                    "type": "string",
+                },
             },
             "required": ["user_id", "title"],
             "title": "parameters",
             "type": "object",
         },
-    }  # fmt: skip
+    }
 
 
 def test_results_are_sent_as_tau2_sends_them() -> None:
@@ -102,24 +122,35 @@ def test_an_airline_booking_charges_and_books_as_tau2() -> None:
     env = Tau2Environment("airline")
     before = domain_db("airline")[0]
     flights = json.loads(
-        env.call("assistant", "search_direct_flight",
-                 {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"})[0]
-    )  # fmt: skip
+        env.call(
+            "assistant",
+            "search_direct_flight",
+            {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"},
+        )[0]
+    )
     assert flights and all(f["status"] == "available" for f in flights)
     flight = flights[0]
     price = flight["prices"]["economy"]
     booking = {
-        "user_id": "emma_kim_9957", "origin": "JFK", "destination": "SEA",
-        "flight_type": "one_way", "cabin": "economy",
+        "user_id": "emma_kim_9957",
+        "origin": "JFK",
+        "destination": "SEA",
+        "flight_type": "one_way",
+        "cabin": "economy",
         "flights": [{"flight_number": flight["flight_number"], "date": "2024-05-20"}],
         "passengers": [{"first_name": "Emma", "last_name": "Kim", "dob": "1977-09-23"}],
-        "payment_methods": [{"payment_id": "gift_card_9562694", "amount": 50},
-                            {"payment_id": "credit_card_5832574", "amount": price + 30 - 50}],
-        "total_baggages": 0, "nonfree_baggages": 0, "insurance": "yes",
-    }  # fmt: skip
+        "payment_methods": [
+            {"payment_id": "gift_card_9562694", "amount": 50},
+            {"payment_id": "credit_card_5832574", "amount": price + 30 - 50},
+        ],
+        "total_baggages": 0,
+        "nonfree_baggages": 0,
+        "insurance": "yes",
+    }
     wrong = {**booking, "payment_methods": [{"payment_id": "credit_card_5832574", "amount": 1}]}
     assert env.call("assistant", "book_reservation", wrong) == (
-        f"Error: Payment amount does not add up, total price is {price + 30}, but paid 1", True
+        f"Error: Payment amount does not add up, total price is {price + 30}, but paid 1",
+        True,
     )
     assert env.snapshot()["db"]["reservations"].keys() == before["reservations"].keys()
     text, failed = env.call("assistant", "book_reservation", booking)
@@ -138,11 +169,20 @@ def test_an_airline_booking_charges_and_books_as_tau2() -> None:
 def test_airline_changes_and_their_errors() -> None:
     env = Tau2Environment("airline")
     old = domain_db("airline")[0]["reservations"]["EHGLP3"]
-    text, _ = env.call("assistant", "update_reservation_baggages",
-                       {"reservation_id": "EHGLP3", "total_baggages": 2, "nonfree_baggages": 1,
-                        "payment_id": "credit_card_5832574"})  # fmt: skip
-    assert json.loads(text)["payment_history"][-1] == {"payment_id": "credit_card_5832574",
-                                                       "amount": 50}  # fmt: skip
+    text, _ = env.call(
+        "assistant",
+        "update_reservation_baggages",
+        {
+            "reservation_id": "EHGLP3",
+            "total_baggages": 2,
+            "nonfree_baggages": 1,
+            "payment_id": "credit_card_5832574",
+        },
+    )
+    assert json.loads(text)["payment_history"][-1] == {
+        "payment_id": "credit_card_5832574",
+        "amount": 50,
+    }
     text, _ = env.call("assistant", "cancel_reservation", {"reservation_id": "EHGLP3"})
     cancelled = json.loads(text)
     assert cancelled["status"] == "cancelled"
@@ -150,43 +190,48 @@ def test_airline_changes_and_their_errors() -> None:
     assert cancelled["payment_history"] == paid + [
         {"payment_id": p["payment_id"], "amount": -p["amount"]} for p in paid
     ]
-    assert env.call("assistant", "update_reservation_passengers",
-                    {"reservation_id": "EHGLP3", "passengers": []}) == (
-        "Error: Number of passengers does not match", True)  # fmt: skip
+    assert env.call(
+        "assistant", "update_reservation_passengers", {"reservation_id": "EHGLP3", "passengers": []}
+    ) == ("Error: Number of passengers does not match", True)
     assert env.call("assistant", "calculate", {"expression": "(200 - 50) / 3"}) == ("50.0", False)
     assert env.call("assistant", "calculate", {"expression": "__import__('os')"}) == (
-        "Error: Invalid characters in expression", True
+        "Error: Invalid characters in expression",
+        True,
     )
-    assert env.call("assistant", "send_certificate", {"user_id": "emma_kim_9957", "amount": 100}) == (
-        "Certificate certificate_3221322 added to user emma_kim_9957 with amount 100.", False
-    )  # fmt: skip
+    assert env.call(
+        "assistant", "send_certificate", {"user_id": "emma_kim_9957", "amount": 100}
+    ) == ("Certificate certificate_3221322 added to user emma_kim_9957 with amount 100.", False)
     assert env.call("assistant", "get_flight_status", {"flight_number": "HAT000", "date": "x"}) == (
-        "Error: Flight HAT000 not found", True
-    )  # fmt: skip
+        "Error: Flight HAT000 not found",
+        True,
+    )
 
 
 def test_a_retail_cancellation_refunds_a_gift_card_at_once() -> None:
     db = domain_db("retail")[0]
     order_id, order = next(
-        (k, o) for k, o in db["orders"].items()
-        if o["status"] == "pending" and o["payment_history"][0]["payment_method_id"].startswith("gift")
-    )  # fmt: skip
+        (k, o)
+        for k, o in db["orders"].items()
+        if o["status"] == "pending"
+        and o["payment_history"][0]["payment_method_id"].startswith("gift")
+    )
     card = order["payment_history"][0]["payment_method_id"]
     balance = db["users"][order["user_id"]]["payment_methods"][card]["balance"]
     env = Tau2Environment("retail")
-    assert env.call("assistant", "cancel_pending_order", {"order_id": order_id, "reason": "bored"}) == (
-        "Error: Invalid reason", True
-    )  # fmt: skip
-    text, _ = env.call("assistant", "cancel_pending_order",
-                       {"order_id": order_id, "reason": "no longer needed"})  # fmt: skip
+    assert env.call(
+        "assistant", "cancel_pending_order", {"order_id": order_id, "reason": "bored"}
+    ) == ("Error: Invalid reason", True)
+    text, _ = env.call(
+        "assistant", "cancel_pending_order", {"order_id": order_id, "reason": "no longer needed"}
+    )
     after = json.loads(text)
     assert after["status"] == "cancelled" and after["cancel_reason"] == "no longer needed"
     assert after["payment_history"][-1]["transaction_type"] == "refund"
     refunded = env.snapshot()["db"]["users"][order["user_id"]]["payment_methods"][card]["balance"]
     assert refunded == round(balance + order["payment_history"][0]["amount"], 2)
-    assert env.call("assistant", "cancel_pending_order",
-                    {"order_id": order_id, "reason": "no longer needed"}) == (
-        "Error: Non-pending order cannot be cancelled", True)  # fmt: skip
+    assert env.call(
+        "assistant", "cancel_pending_order", {"order_id": order_id, "reason": "no longer needed"}
+    ) == ("Error: Non-pending order cannot be cancelled", True)
 
 
 def test_retail_item_changes_take_the_last_new_variant_as_tau2() -> None:
@@ -199,14 +244,19 @@ def test_retail_item_changes_take_the_last_new_variant_as_tau2() -> None:
         swaps = []
         for item in (first, second):
             variants = db["products"][item["product_id"]]["variants"]
-            other = next((v for k, v in variants.items()
-                          if k != item["item_id"] and v["available"]), None)  # fmt: skip
+            other = next(
+                (v for k, v in variants.items() if k != item["item_id"] and v["available"]), None
+            )
             swaps.append(other)
         if None in swaps or first["item_id"] == second["item_id"]:
             continue
         method = order["payment_history"][0]["payment_method_id"]
-        args = {"order_id": order_id, "item_ids": [first["item_id"], second["item_id"]],
-                "new_item_ids": [s["item_id"] for s in swaps], "payment_method_id": method}  # fmt: skip
+        args = {
+            "order_id": order_id,
+            "item_ids": [first["item_id"], second["item_id"]],
+            "new_item_ids": [s["item_id"] for s in swaps],
+            "payment_method_id": method,
+        }
         text, failed = env.call("assistant", "modify_pending_order_items", args)
         if failed:
             continue
@@ -221,11 +271,15 @@ def test_retail_item_changes_take_the_last_new_variant_as_tau2() -> None:
 def test_a_tool_that_raises_answers_tau2s_error_text_through_the_dispatcher() -> None:
     env = Tau2Environment("mock")
     dispatcher = ToolDispatcher(env.tools())
-    messages, records = asyncio.run(dispatcher.run(
-        [PendingCall("c1", "create_task", {"user_id": "nobody", "title": "x"}),
-         PendingCall("c2", "create_task", {"user_id": "user_1", "title": "y"})],
-        parallel=False,
-    ))  # fmt: skip
+    messages, records = asyncio.run(
+        dispatcher.run(
+            [
+                PendingCall("c1", "create_task", {"user_id": "nobody", "title": "x"}),
+                PendingCall("c2", "create_task", {"user_id": "user_1", "title": "y"}),
+            ],
+            parallel=False,
+        )
+    )
     assert messages[0].content == "Error: User nobody not found"
     # LangChain's own handling of a ToolException (handle_tool_error) gives the text as the
     # result: the call is recorded as ran, its text τ²-bench's error

@@ -27,27 +27,39 @@ def _criteria(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _canonical(row: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], bool]]:
-    return [(a.get("requestor") or "assistant", a["name"], dict(a["arguments"]), True)
-            for a in _criteria(row).get("actions") or []]  # fmt: skip
+    return [
+        (a.get("requestor") or "assistant", a["name"], dict(a["arguments"]), True)
+        for a in _criteria(row).get("actions") or []
+    ]
 
 
 def _said(row: dict[str, Any]) -> list[str]:
     return [" ".join(_criteria(row).get("communicate_info") or []) or "Done."]
 
 
-def _score(row: dict[str, Any], calls: list, texts: list[str] | None = None, stop: str = "user_stop",
-           **options: Any):  # fmt: skip
-    conversation = Conversation(stop_reason=stop, calls=calls,
-                                agent_texts=_said(row) if texts is None else texts)  # fmt: skip
+def _score(
+    row: dict[str, Any],
+    calls: list,
+    texts: list[str] | None = None,
+    stop: str = "user_stop",
+    **options: Any,
+):
+    conversation = Conversation(
+        stop_reason=stop, calls=calls, agent_texts=_said(row) if texts is None else texts
+    )
     return tau2_score(conversation, row, **options)
 
 
 def _airline_with_write() -> dict[str, Any]:
     """An airline task whose ground truth changes the database and must be communicated."""
     return next(
-        r for r in tau2_rows("airline")
-        if any(a["name"].startswith(("update", "book", "cancel")) for a in _criteria(r)["actions"] or [])
-    )  # fmt: skip
+        r
+        for r in tau2_rows("airline")
+        if any(
+            a["name"].startswith(("update", "book", "cancel"))
+            for a in _criteria(r)["actions"] or []
+        )
+    )
 
 
 def test_the_ground_truth_passes_every_component() -> None:
@@ -62,7 +74,9 @@ def test_the_ground_truth_passes_every_component() -> None:
 def test_a_dropped_write_fails_the_db_check_and_says_where() -> None:
     row = _airline_with_write()
     calls = _canonical(row)
-    last_write = max(i for i, c in enumerate(calls) if c[1].startswith(("update", "book", "cancel")))
+    last_write = max(
+        i for i, c in enumerate(calls) if c[1].startswith(("update", "book", "cancel"))
+    )
     result = _score(row, calls[:last_write] + calls[last_write + 1 :])
     assert result.score == 0.0
     assert result.details.db_match is False
@@ -83,7 +97,10 @@ def test_a_wrong_argument_fails_db_and_the_action_check() -> None:
 
 def test_an_extra_write_fails_only_the_db_check() -> None:
     row = _row("mock", "create_task_1")
-    extra = [*_canonical(row), ("assistant", "create_task", {"user_id": "user_1", "title": "More"}, True)]
+    extra = [
+        *_canonical(row),
+        ("assistant", "create_task", {"user_id": "user_1", "title": "More"}, True),
+    ]
     result = _score(row, extra)
     assert result.details.db_match is False and "task_3" in result.details.db_reason
     assert all(a.matched for a in result.details.actions)
@@ -91,7 +108,10 @@ def test_an_extra_write_fails_only_the_db_check() -> None:
 
 def test_a_call_that_did_not_run_changes_nothing() -> None:
     row = _row("mock", "create_task_1")
-    extra = [*_canonical(row), ("assistant", "create_task", {"user_id": "user_1", "title": "x"}, False)]
+    extra = [
+        *_canonical(row),
+        ("assistant", "create_task", {"user_id": "user_1", "title": "x"}, False),
+    ]
     assert _score(row, extra).details.db_match is True
 
 
@@ -155,8 +175,12 @@ def test_a_task_without_criteria_passes() -> None:
 
 
 def _judge(tmp_path: Path, verdicts: list[bool], task: str) -> str:
-    reply = {"results": [{"expectedOutcome": f"outcome {i}", "reasoning": f"why {i}",
-                          "metExpectation": met} for i, met in enumerate(verdicts)]}  # fmt: skip
+    reply = {
+        "results": [
+            {"expectedOutcome": f"outcome {i}", "reasoning": f"why {i}", "metExpectation": met}
+            for i, met in enumerate(verdicts)
+        ]
+    }
     path = tmp_path / "judge.json"
     path.write_text(json.dumps({task: [json.dumps(reply)]}))
     return f"scripted:{path}"
@@ -189,15 +213,33 @@ def test_a_judge_reply_that_is_not_tau2s_json_is_an_error(tmp_path: Path) -> Non
 def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     row = _row("mock", "create_task_1")
     env = tau2_environment(row)
-    model = ScriptedChatModel([
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {
-                "name": "create_task",
-                "arguments": json.dumps({"user_id": "user_1", "title": "Important Meeting"})}}]},
-        "Your task Important Meeting is created.",
-    ])  # fmt: skip
-    trajectory = run_agent_sync(model, env.tools(), row["messages"] + [
-        {"role": "user", "content": "Create a task called 'Important Meeting' for user_1."}])
+    model = ScriptedChatModel(
+        [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {
+                            "name": "create_task",
+                            "arguments": json.dumps(
+                                {"user_id": "user_1", "title": "Important Meeting"}
+                            ),
+                        },
+                    }
+                ],
+            },
+            "Your task Important Meeting is created.",
+        ]
+    )
+    trajectory = run_agent_sync(
+        model,
+        env.tools(),
+        row["messages"]
+        + [{"role": "user", "content": "Create a task called 'Important Meeting' for user_1."}],
+    )
     conversation = conversation_of(trajectory)
     assert conversation.calls == [
         ("assistant", "create_task", {"user_id": "user_1", "title": "Important Meeting"}, True)
@@ -208,4 +250,6 @@ def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     # the engine alone ends with "final": τ²-bench scores it 0 (a simulated user stops it)
     result = tau2_verdict(trajectory, row)
     assert result.score == 0.0 and result.details.stop_reason == "final"
-    assert tau2_score(conversation.model_copy(update={"stop_reason": "user_stop"}), row).score == 1.0
+    assert (
+        tau2_score(conversation.model_copy(update={"stop_reason": "user_stop"}), row).score == 1.0
+    )
