@@ -6,8 +6,9 @@ For every task of each domain, scripted cases are built from the task's ground-t
 - ``canonical``: the ground-truth actions in order, each by its requestor, and a last agent
   message saying every ``communicate_info`` string;
 - ``dropped``: without the last state-changing action (the last action when none changes state);
-- ``wrong_arg``: one argument of the first compared action changed (a string gets a suffix, a
-  number grows by one, a list loses its last item, ...);
+- ``wrong_arg``: the first compared argument of the first state-changing action (of the first
+  action when none changes state) changed: a string gets a suffix, a number grows by one, a
+  list loses its last item, ...;
 - ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
   airline: a certificate for the task's user; retail: a new address for the task's user).
 
@@ -28,7 +29,8 @@ every difference. Target: the same DB and action verdicts on every case.
 Without ``.venv-tau2ref`` (installed by hand from a checkout of the tau2-bench repository,
 see the τ²-bench page of the docs) it says so and measures nothing.
 
-Run: ``.venv/bin/python bench/tau2_agreement.py [--domains mock,airline] [--limit N]``
+Run: ``.venv/bin/python bench/tau2_agreement.py [--domains mock,airline] [--limit N]
+[--no-page]`` (``--no-page``: print only, the page under docs/ left as it is).
 """
 
 from __future__ import annotations
@@ -120,7 +122,10 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
         writes = [i for i, a in enumerate(actions) if _mutates(domain, a["name"])]
         drop = writes[-1] if writes else len(calls) - 1
         out["dropped"] = calls[:drop] + calls[drop + 1 :]
-        for i, action in enumerate(actions):
+        # the first compared argument of the first state-changing action (else of any action)
+        order = writes + [i for i in range(len(actions)) if i not in writes]
+        for i in order:
+            action = actions[i]
             keys = action.get("compare_args")
             keys = list(action.get("arguments") or {}) if keys is None else keys
             if keys:
@@ -282,6 +287,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if "--no-page" in sys.argv:  # a measurement of its own, the published page left as it is
+        sys.argv.remove("--no-page")
+        raise SystemExit(main())
     sys.path.insert(0, str(ROOT / "bench"))
     from bench_page import publish
 

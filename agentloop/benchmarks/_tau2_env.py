@@ -87,6 +87,7 @@ class Tau2Environment:
             self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
         if initial_state:
             self._initialize(initial_state)
+        self._start = self._dumps()
 
     def _side(self, requestor: str) -> Toolkit:
         if requestor == "user":
@@ -175,13 +176,40 @@ class Tau2Environment:
         side = self._side(requestor)
         return [side.schema(name) for name in type(side).tool_names()]
 
-    def snapshot(self) -> dict[str, Any]:
-        """Both databases as JSON (``user_db`` only where the domain has one): their dumps
-        hold JSON types only."""
-        state: dict[str, Any] = {"db": self.toolkit.db.model_dump()}
+    def _dumps(self) -> dict[str, dict[str, Any]]:
+        """Both databases as JSON (``user_db`` only where the domain has one)."""
+        state = {"db": self.toolkit.db.model_dump()}
         if self.user_toolkit is not None:
             state["user_db"] = self.user_toolkit.db.model_dump()
         return state
+
+    def databases(self) -> dict[str, dict[str, Any]]:
+        """Both databases whole, as JSON."""
+        return self._dumps()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as its changes since the task's initial state (a whole airline database
+        is megabytes, and the harness records a snapshot after every turn): per database and
+        table, each record that differs, ``None`` for one removed. Two environments of one
+        task are in the same state exactly when their snapshots are equal."""
+        changes: dict[str, Any] = {}
+        for side, now in self._dumps().items():
+            start = self._start[side]
+            tables: dict[str, Any] = {}
+            for table, value in now.items():
+                before = start.get(table)
+                if value == before:
+                    continue
+                if isinstance(value, dict) and isinstance(before, dict):
+                    tables[table] = {
+                        key: value.get(key)
+                        for key in [*before, *(k for k in value if k not in before)]
+                        if value.get(key) != before.get(key) or (key in before) != (key in value)
+                    }
+                else:
+                    tables[table] = value
+            changes[side] = tables
+        return changes
 
 
 def tau2_environment(row: Mapping[str, Any]) -> Tau2Environment:

@@ -30,7 +30,7 @@ def test_mock_tools_answer_and_change_the_state_as_tau2() -> None:
         "description": None,
         "status": "pending",
     }
-    state = env.snapshot()["db"]
+    state = env.databases()["db"]
     assert state["users"]["user_1"]["tasks"] == ["task_1", "task_2"]
     assert env.call(
         "assistant", "update_task_status", {"task_id": "task_9", "status": "completed"}
@@ -53,11 +53,28 @@ def test_mock_tools_answer_and_change_the_state_as_tau2() -> None:
     )
 
 
+def test_a_snapshot_holds_the_changes_since_the_initial_state() -> None:
+    env = Tau2Environment("mock")
+    assert env.snapshot() == {"db": {}}
+    env.call("assistant", "create_task", {"user_id": "user_1", "title": "Plan"})
+    env.call("assistant", "update_task_status", {"task_id": "task_1", "status": "completed"})
+    whole = env.databases()["db"]
+    assert env.snapshot() == {
+        "db": {
+            "tasks": {"task_1": whole["tasks"]["task_1"], "task_2": whole["tasks"]["task_2"]},
+            "users": {"user_1": whole["users"]["user_1"]},
+        }
+    }
+    # a task's initial state is the base: a fresh environment of that task has no changes
+    row = next(r for r in tau2_rows("mock") if r["id"] == "update_task_with_initialization_actions")
+    assert tau2_environment(row).snapshot() == {"db": {}}
+
+
 def test_each_environment_has_its_own_state() -> None:
     first, second = Tau2Environment("mock"), Tau2Environment("mock")
     first.call("assistant", "create_task", {"user_id": "user_1", "title": "Plan"})
-    assert "task_2" not in second.snapshot()["db"]["tasks"]
-    assert "task_2" not in Tau2Environment("mock").snapshot()["db"]["tasks"]
+    assert "task_2" not in second.databases()["db"]["tasks"]
+    assert "task_2" not in Tau2Environment("mock").databases()["db"]["tasks"]
 
 
 def test_the_schema_is_tau2s() -> None:
@@ -107,7 +124,7 @@ def test_results_are_sent_as_tau2_sends_them() -> None:
 )
 def test_the_initial_state_is_applied(task_id: str, title: str) -> None:
     env = tau2_environment(_row("mock", task_id))
-    db = env.snapshot()["db"]
+    db = env.databases()["db"]
     assert db["tasks"]["task_2"]["title"] == title
     assert db["users"]["user_1"]["tasks"] == ["task_1", "task_2"]
     assert db["users"]["user_1"]["name"] == "Test User"  # a merge keeps what it does not name
@@ -152,13 +169,13 @@ def test_an_airline_booking_charges_and_books_as_tau2() -> None:
         f"Error: Payment amount does not add up, total price is {price + 30}, but paid 1",
         True,
     )
-    assert env.snapshot()["db"]["reservations"].keys() == before["reservations"].keys()
+    assert env.databases()["db"]["reservations"].keys() == before["reservations"].keys()
     text, failed = env.call("assistant", "book_reservation", booking)
     assert not failed
     reservation = json.loads(text)
     assert reservation["reservation_id"] == "HATHAT"
     assert reservation["created_at"] == "2024-05-15T15:00:00"
-    db = env.snapshot()["db"]
+    db = env.databases()["db"]
     user = db["users"]["emma_kim_9957"]
     assert user["reservations"][-1] == "HATHAT"
     assert user["payment_methods"]["gift_card_9562694"]["amount"] == 103.0 - 50
@@ -227,7 +244,7 @@ def test_a_retail_cancellation_refunds_a_gift_card_at_once() -> None:
     after = json.loads(text)
     assert after["status"] == "cancelled" and after["cancel_reason"] == "no longer needed"
     assert after["payment_history"][-1]["transaction_type"] == "refund"
-    refunded = env.snapshot()["db"]["users"][order["user_id"]]["payment_methods"][card]["balance"]
+    refunded = env.databases()["db"]["users"][order["user_id"]]["payment_methods"][card]["balance"]
     assert refunded == round(balance + order["payment_history"][0]["amount"], 2)
     assert env.call(
         "assistant", "cancel_pending_order", {"order_id": order_id, "reason": "no longer needed"}
@@ -284,6 +301,6 @@ def test_a_tool_that_raises_answers_tau2s_error_text_through_the_dispatcher() ->
     # LangChain's own handling of a ToolException (handle_tool_error) gives the text as the
     # result: the call is recorded as ran, its text τ²-bench's error
     assert records[0].status == "ok" and records[0].error is None
-    assert "task_3" not in env.snapshot()["db"]["tasks"]
+    assert "task_3" not in env.databases()["db"]["tasks"]
     assert json.loads(str(messages[1].content))["task_id"] == "task_2"
-    assert env.snapshot()["db"]["tasks"]["task_2"]["title"] == "y"
+    assert env.databases()["db"]["tasks"]["task_2"]["title"] == "y"

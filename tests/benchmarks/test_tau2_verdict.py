@@ -246,7 +246,7 @@ def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     ]
     assert conversation.agent_texts[0] == "Hi! How can I help you today?"
     assert conversation.transcript[0] == ("assistant", "Hi! How can I help you today?")
-    assert env.snapshot()["db"]["tasks"]["task_2"]["title"] == "Important Meeting"
+    assert env.databases()["db"]["tasks"]["task_2"]["title"] == "Important Meeting"
     # the engine alone ends with "final": τ²-bench scores it 0 (a simulated user stops it)
     result = tau2_verdict(trajectory, row)
     assert result.score == 0.0 and result.details.stop_reason == "final"
