@@ -348,7 +348,7 @@ def tau2_score(
         details.db_reason = (
             "the agent's databases equal the ground truth's"
             if found is None
-            else f"differs from the ground truth's at {found}"
+            else f"the agent's databases differ from the ground truth's: {found}"
         )
         db_reward = 1.0 if found is None else 0.0
         for assertion in assertions or []:

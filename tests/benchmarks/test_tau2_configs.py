@@ -92,7 +92,7 @@ def test_scripted_conversations_on_the_mock_domain_and_pass_hat_k(tmp_path: Path
         assert good["score"] == 1.0, good["reason"]
         assert good["details"]["stop_reason"] == "user_stop"
         assert bad["score"] == 0.0
-        assert bad["reason"].startswith("DB: differs from the ground truth's at ")
+        assert bad["reason"].startswith("DB: the agent's databases differ from the ground truth's")
     line = next(line for line in lines if line["id"] == "create_task_1")
     system = line["trajectory"]["user_messages"][0]["content"]
     assert system.startswith("# User Simulation Guidelines")

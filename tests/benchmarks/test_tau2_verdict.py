@@ -81,7 +81,7 @@ def test_a_dropped_write_fails_the_db_check_and_says_where() -> None:
     assert result.score == 0.0
     assert result.details.db_match is False
     assert result.details.breakdown["DB"] == 0.0
-    assert result.reason.startswith("DB: differs from the ground truth's at ")
+    assert result.reason.startswith("DB: the agent's databases differ from the ground truth's: ")
 
 
 def test_a_wrong_argument_fails_db_and_the_action_check() -> None:
