@@ -1,6 +1,6 @@
 """A τ²-bench domain as an agentloop environment: the domain's database, fresh per (sample,
-epoch), its agent tools (``tools()``) and, in telecom, the user's device tools
-(``user_tools()``, dual control), sharing one state.
+epoch), its agent tools (``tools()``) and the user's own tools (``user_tools()``, dual control:
+telecom's device, a domain not built yet; none in mock, airline and retail), sharing one state.
 
 The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
 ``environment``: ``{"domain": ..., "initial_state": ...}``, the task's initial state as τ²-bench
@@ -22,6 +22,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel
 
+from agentloop.benchmarks._tau2_data import check_tau2_domain, domain_db
 from agentloop.benchmarks._tau2_toolkit import Toolkit, deep_update
 from agentloop.errors import DatasetError
 
@@ -54,12 +55,6 @@ DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
 """Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
 
 
-def check_domain(domain: str) -> None:
-    """``DatasetError`` (one line, listing the known ones) for an unknown domain."""
-    if domain not in DOMAINS:
-        raise DatasetError(f"unknown τ²-bench domain {domain!r}; known: {', '.join(DOMAINS)}")
-
-
 class Tau2Environment:
     """One τ²-bench domain's state and tools."""
 
@@ -71,10 +66,8 @@ class Tau2Environment:
         db: Mapping[str, Any] | None = None,
         user_db: Mapping[str, Any] | None = None,
     ) -> None:
-        check_domain(domain)
+        check_tau2_domain(domain)
         self.domain = domain
-        from agentloop.benchmarks._tau2_data import domain_db
-
         db_model, toolkit, user_model, user_toolkit = DOMAINS[domain]()
         if db is None or (user_toolkit is not None and user_db is None):
             shipped, shipped_user = domain_db(domain)
@@ -87,7 +80,7 @@ class Tau2Environment:
             self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
         if initial_state:
             self._initialize(initial_state)
-        self._start = self._dumps()
+        self._start = self.databases()
 
     def _side(self, requestor: str) -> Toolkit:
         if requestor == "user":
@@ -176,16 +169,12 @@ class Tau2Environment:
         side = self._side(requestor)
         return [side.schema(name) for name in type(side).tool_names()]
 
-    def _dumps(self) -> dict[str, dict[str, Any]]:
-        """Both databases as JSON (``user_db`` only where the domain has one)."""
+    def databases(self) -> dict[str, dict[str, Any]]:
+        """Both databases whole, as JSON (``user_db`` only where the domain has one)."""
         state = {"db": self.toolkit.db.model_dump()}
         if self.user_toolkit is not None:
             state["user_db"] = self.user_toolkit.db.model_dump()
         return state
-
-    def databases(self) -> dict[str, dict[str, Any]]:
-        """Both databases whole, as JSON."""
-        return self._dumps()
 
     def snapshot(self) -> dict[str, Any]:
         """The state as its changes since the task's initial state (a whole airline database
@@ -193,7 +182,7 @@ class Tau2Environment:
         table, each record that differs, ``None`` for one removed. Two environments of one
         task are in the same state exactly when their snapshots are equal."""
         changes: dict[str, Any] = {}
-        for side, now in self._dumps().items():
+        for side, now in self.databases().items():
             start = self._start[side]
             tables: dict[str, Any] = {}
             for table, value in now.items():
