@@ -302,5 +302,12 @@ def test_a_tool_that_raises_answers_tau2s_error_text_through_the_dispatcher() ->
     # result: the call is recorded as ran, its text τ²-bench's error
     assert records[0].status == "ok" and records[0].error is None
     assert "task_3" not in env.databases()["db"]["tasks"]
+    # arguments reach the method unvalidated, as in τ²-bench: Python's own message
+    [message], _ = asyncio.run(
+        dispatcher.run([PendingCall("c3", "get_users", {"verbose": True})], parallel=False)
+    )
+    assert message.content == (
+        "Error: MockTools.get_users() got an unexpected keyword argument 'verbose'"
+    )
     assert json.loads(str(messages[1].content))["task_id"] == "task_2"
     assert env.databases()["db"]["tasks"]["task_2"]["title"] == "y"
