@@ -20,6 +20,8 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	$(PIP) -e '.[local]'
 	touch $@
 
+# inspect-evals gives τ²-bench's task and database files (dataset: tau2:<domain>), likewise
+# without its dependencies, in $(VENV)/inspect-evals.
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>) and its multi-turn classes. Its
 # dependencies pull torch, so it is installed without them, into a folder of its own that
 # agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report
@@ -30,6 +32,7 @@ $(TEST_STAMP): pyproject.toml | $(PY)
 	$(PIP) -e '.[test]'
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'
 	$(PIP) 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
+	$(PIP) --no-deps --upgrade --target $(VENV)/inspect-evals 'inspect-evals==0.26.0'  # τ²-bench's files
 	touch $@
 
 # The linters, beside what the tests need (mypy reads the optional packages' types).
@@ -84,8 +87,10 @@ $(REF_STAMP):
 	.venv-bench/bin/python -m pip install -q --disable-pip-version-check reward-kit==0.4.1
 	touch $(REF_STAMP)
 
-# The last line times bfcl_verdict and tool_call_match against BFCL's own ast_checker
-# on the same rows (BFCL in .venv-bfcl).
+# bfcl_agreement times bfcl_verdict and tool_call_match against BFCL's own ast_checker
+# on the same rows (BFCL in .venv-bfcl); tau2_agreement compares tau2_verdict with τ²-bench's
+# own evaluator when .venv-tau2ref holds it (installed by hand: docs/pages/tau2.md), and says
+# so otherwise (every task of mock, airline and retail: about 20 minutes on 2 cores).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py
@@ -94,6 +99,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/ray_bench.py
 	$(PY) bench/view_bench.py
 	$(PY) bench/bfcl_agreement.py --speed-only --speed 5
+	$(PY) bench/tau2_agreement.py
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
 # dependency of agentloop. bfcl-eval without its dependencies (they pull torch), then what

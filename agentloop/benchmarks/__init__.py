@@ -2,12 +2,15 @@
 categories as dataset rows (``dataset: bfcl:<category>``, ``agentloop bfcl export``), its
 multi-turn classes as an environment (``bfcl_environment``) with BFCL's multi-turn verdict
 (``bfcl_multi_turn_verdict``), and its leaderboard's aggregation of verdicts
-(``agentloop bfcl summary``).
+(``agentloop bfcl summary``). τ²-bench: its domains as rows (``dataset: tau2:<domain>``), their
+tools as an environment (``tau2_environment``, with the user's tools in dual control) and its
+official evaluator's reward (``tau2_verdict``).
 
 Layering: this package may use the engine, models, errors and ``evals``; the harness
 and the command line use it, never the other way round. ``__all__`` holds what configs name
-(``bfcl_environment``, ``bfcl_multi_turn_verdict``) and what the harness reads ``bfcl:``
-datasets with; the CLI, tests and benches import the rest from the private modules.
+(``bfcl_environment``, ``bfcl_multi_turn_verdict``, ``tau2_environment``, ``tau2_verdict``)
+and what the harness reads ``bfcl:`` and ``tau2:`` datasets with; the CLI, tests and benches
+import the rest from the private modules.
 """
 
 from agentloop.benchmarks._bfcl_data import (
@@ -18,6 +21,14 @@ from agentloop.benchmarks._bfcl_data import (
 )
 from agentloop.benchmarks._bfcl_env import bfcl_environment
 from agentloop.benchmarks._bfcl_multi_verdict import bfcl_multi_turn_verdict
+from agentloop.benchmarks._tau2_data import (
+    check_tau2_domain,
+    tau2_data_dir,
+    tau2_domain,
+    tau2_lines,
+)
+from agentloop.benchmarks._tau2_env import tau2_environment
+from agentloop.benchmarks._tau2_verdict import tau2_verdict
 
 __all__ = [
     "bfcl_category",
@@ -26,4 +37,10 @@ __all__ = [
     "bfcl_lines",
     "bfcl_multi_turn_verdict",
     "check_bfcl_category",
+    "check_tau2_domain",
+    "tau2_data_dir",
+    "tau2_domain",
+    "tau2_environment",
+    "tau2_lines",
+    "tau2_verdict",
 ]

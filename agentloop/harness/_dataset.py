@@ -30,7 +30,8 @@ order mark at the start of the file (some Windows editors write one) is skipped.
 
 ``bfcl:<category>`` instead of a path reads a BFCL category through
 ``agentloop.benchmarks``: the lines ``agentloop bfcl export`` would write, line N
-being row N, so the rows and the sha256 are those of the exported file.
+being row N, so the rows and the sha256 are those of the exported file. ``tau2:<domain>``
+reads a τ²-bench domain the same way (``agentloop.benchmarks._tau2_data``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks import bfcl_category, bfcl_data_dir, bfcl_lines, check_bfcl_category
+from agentloop.benchmarks import (
+    bfcl_category,
+    bfcl_data_dir,
+    bfcl_lines,
+    check_bfcl_category,
+    check_tau2_domain,
+    tau2_data_dir,
+    tau2_domain,
+    tau2_lines,
+)
 from agentloop.errors import DatasetError
 from agentloop.harness._rows import Mode, Sample, parse_line
 
@@ -99,9 +109,10 @@ _BOM = b"\xef\xbb\xbf"
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
     """(number, raw bytes for the digest, the line's text bytes without a leading BOM)."""
-    category = bfcl_category(str(path))
-    if category is not None:
-        for number, text in enumerate(bfcl_lines(category), start=1):
+    category, domain = bfcl_category(str(path)), tau2_domain(str(path))
+    if category is not None or domain is not None:
+        lines = bfcl_lines(category) if category is not None else tau2_lines(str(domain))
+        for number, text in enumerate(lines, start=1):
             raw = text.encode("utf-8")
             yield number, raw, raw
         return
@@ -149,6 +160,11 @@ def _open_check(path: Path) -> None:
     if category is not None:  # one-line errors before any row is read
         check_bfcl_category(category)
         bfcl_data_dir()
+        return
+    domain = tau2_domain(str(path))
+    if domain is not None:
+        check_tau2_domain(domain)
+        tau2_data_dir()
         return
     if not path.is_file():
         raise DatasetError(f"dataset not found: {path}")

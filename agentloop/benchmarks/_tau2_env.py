@@ -1,0 +1,212 @@
+"""A τ²-bench domain as an agentloop environment: the domain's database, fresh per (sample,
+epoch), its agent tools (``tools()``) and the user's own tools (``user_tools()``, dual control:
+telecom's device, a domain not built yet; none in mock, airline and retail), sharing one state.
+
+The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
+``environment``: ``{"domain": ..., "initial_state": ...}``, the task's initial state as τ²-bench
+applies it before a conversation: ``initialization_data`` merged into the databases,
+``initialization_actions`` run, then the state-changing tool calls of ``message_history``
+replayed (the conversation's opening, which the row's messages show the agent).
+
+A call's text is τ²-bench's (``agentloop.benchmarks._tau2_toolkit``); a call that raised is
+answered with τ²-bench's ``Error: <message>`` (a ``ToolException`` the tool handles itself,
+as LangChain's ``handle_tool_error`` does: the trajectory records the call as ran, ``ok``,
+where τ²-bench's tool message says ``error``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from pydantic import BaseModel
+
+from agentloop.benchmarks._tau2_data import check_tau2_domain, domain_db
+from agentloop.benchmarks._tau2_toolkit import Toolkit, deep_update
+from agentloop.errors import DatasetError
+
+__all__ = ["DOMAINS", "Tau2Environment", "tau2_environment"]
+
+
+def _mock() -> tuple[type[BaseModel], type[Toolkit], None, None]:
+    from agentloop.benchmarks._tau2_mock import MockDB, MockTools
+
+    return MockDB, MockTools, None, None
+
+
+def _airline() -> tuple[type[BaseModel], type[Toolkit], None, None]:
+    from agentloop.benchmarks._tau2_airline import AirlineTools, FlightDB
+
+    return FlightDB, AirlineTools, None, None
+
+
+def _retail() -> tuple[type[BaseModel], type[Toolkit], None, None]:
+    from agentloop.benchmarks._tau2_retail import RetailDB, RetailTools
+
+    return RetailDB, RetailTools, None, None
+
+
+DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
+    "mock": _mock,
+    "airline": _airline,
+    "retail": _retail,
+}
+"""Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
+
+
+class Tau2Environment:
+    """One τ²-bench domain's state and tools."""
+
+    def __init__(
+        self,
+        domain: str,
+        initial_state: Mapping[str, Any] | None = None,
+        *,
+        db: Mapping[str, Any] | None = None,
+        user_db: Mapping[str, Any] | None = None,
+    ) -> None:
+        check_tau2_domain(domain)
+        self.domain = domain
+        db_model, toolkit, user_model, user_toolkit = DOMAINS[domain]()
+        if db is None or (user_toolkit is not None and user_db is None):
+            shipped, shipped_user = domain_db(domain)
+            db = shipped if db is None else db
+            user_db = shipped_user if user_db is None else user_db
+        # validation builds new objects: the shipped data is never changed
+        self.toolkit: Toolkit = toolkit(db_model.model_validate(db))
+        self.user_toolkit: Toolkit | None = None
+        if user_toolkit is not None:
+            self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
+        if initial_state:
+            self._initialize(initial_state)
+        self._start = self.databases()
+
+    def _side(self, requestor: str) -> Toolkit:
+        if requestor == "user":
+            if self.user_toolkit is None:
+                raise ValueError(f"the {self.domain} domain has no user tools")
+            return self.user_toolkit
+        if requestor != "assistant":
+            raise ValueError(f"Invalid requestor: {requestor}")
+        return self.toolkit
+
+    def _initialize(self, state: Mapping[str, Any]) -> None:
+        data = state.get("initialization_data") or {}
+        if data.get("agent_data") is not None:
+            model = type(self.toolkit.db)
+            self.toolkit.db = model.model_validate(
+                deep_update(self.toolkit.db.model_dump(), data["agent_data"])
+            )
+        if data.get("user_data") is not None and self.user_toolkit is not None:
+            model = type(self.user_toolkit.db)
+            self.user_toolkit.db = model.model_validate(
+                deep_update(self.user_toolkit.db.model_dump(), data["user_data"])
+            )
+        for action in state.get("initialization_actions") or []:
+            self.run_function(
+                action["env_type"], action["func_name"], action.get("arguments") or {}
+            )
+        for message in state.get("message_history") or []:
+            requestor = "user" if message.get("role") == "user" else "assistant"
+            for call in message.get("tool_calls") or []:
+                self.replay(requestor, call["name"], call.get("arguments") or {})
+
+    def run_function(self, env_type: str, name: str, arguments: Mapping[str, Any]) -> Any:
+        """An initialization action or an assertion's function, on the side it names."""
+        return self._side(env_type).run(name, arguments)
+
+    def call(self, requestor: str, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        """One tool call as τ²-bench answers it: (text, failed)."""
+        return self._side(requestor).call(name, arguments)
+
+    def replay(self, requestor: str, name: str, arguments: Mapping[str, Any]) -> None:
+        """A recorded call run again for its effect, as τ²-bench replays a conversation: a
+        tool that does not change the state, or an unknown name, is skipped."""
+        side = self._side(requestor)
+        if side.has_tool(name) and type(side).info(name).mutates:
+            side.call(name, arguments)
+
+    def assertion(self, env_type: str, name: str, arguments: Mapping[str, Any]) -> bool:
+        """An env assertion's function; raises when it does not return a bool."""
+        value = self.run_function(env_type, name, arguments)
+        if not isinstance(value, bool):
+            raise ValueError(f"Function {name} returned {type(value)} instead of bool")
+        return value
+
+    def _tools(self, side: Toolkit, requestor: str) -> list[BaseTool]:
+        tools: list[BaseTool] = []
+        for name in type(side).tool_names():
+            schema = side.schema(name)
+
+            def run(_name: str = name, **arguments: Any) -> str:
+                text, failed = self.call(requestor, _name, arguments)
+                if failed:
+                    raise ToolException(text)
+                return text
+
+            tools.append(
+                StructuredTool(
+                    name=name,
+                    description=schema["description"],
+                    args_schema=schema["parameters"],
+                    func=run,
+                    handle_tool_error=True,
+                )
+            )
+        return tools
+
+    def tools(self) -> list[BaseTool]:
+        """The agent's tools, as τ²-bench describes them."""
+        return self._tools(self.toolkit, "assistant")
+
+    def user_tools(self) -> list[BaseTool]:
+        """The user's own tools (telecom's device); none elsewhere."""
+        return [] if self.user_toolkit is None else self._tools(self.user_toolkit, "user")
+
+    def tool_schemas(self, requestor: str = "assistant") -> list[dict[str, Any]]:
+        """The OpenAI function schemas of one side's tools."""
+        side = self._side(requestor)
+        return [side.schema(name) for name in type(side).tool_names()]
+
+    def databases(self) -> dict[str, dict[str, Any]]:
+        """Both databases whole, as JSON (``user_db`` only where the domain has one)."""
+        state = {"db": self.toolkit.db.model_dump()}
+        if self.user_toolkit is not None:
+            state["user_db"] = self.user_toolkit.db.model_dump()
+        return state
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as its changes since the task's initial state (a whole airline database
+        is megabytes, and the harness records a snapshot after every turn): per database and
+        table, each record that differs, ``None`` for one removed. Two environments of one
+        task are in the same state exactly when their snapshots are equal."""
+        changes: dict[str, Any] = {}
+        for side, now in self.databases().items():
+            start = self._start[side]
+            tables: dict[str, Any] = {}
+            for table, value in now.items():
+                before = start.get(table)
+                if value == before:
+                    continue
+                if isinstance(value, dict) and isinstance(before, dict):
+                    tables[table] = {
+                        key: value.get(key)
+                        for key in [*before, *(k for k in value if k not in before)]
+                        if value.get(key) != before.get(key) or (key in before) != (key in value)
+                    }
+                else:
+                    tables[table] = value
+            changes[side] = tables
+        return changes
+
+
+def tau2_environment(row: Mapping[str, Any]) -> Tau2Environment:
+    """The environment factory of the τ²-bench configs: the row's domain and initial state."""
+    spec = row.get("environment")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("domain"), str):
+        raise DatasetError(
+            f"row {row.get('id')!r}: environment: expected a τ²-bench task "
+            "({domain, initial_state})"
+        )
+    return Tau2Environment(spec["domain"], spec.get("initial_state") or None)

@@ -1,0 +1,296 @@
+"""Agreement of agentloop's τ²-bench bridge with τ²-bench's own evaluator and environments.
+
+For every task of each domain, scripted cases are built from the task's ground-truth actions
+(no user model is needed: the cases are the calls a conversation made):
+
+- ``canonical``: the ground-truth actions in order, each by its requestor, and a last agent
+  message saying every ``communicate_info`` string;
+- ``dropped``: without the last state-changing action (the last action when none changes state);
+- ``wrong_arg``: the first compared argument of the first state-changing action (of the first
+  action when none changes state) changed: a string gets a suffix, a number grows by one, a
+  list loses its last item, ...;
+- ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
+  airline: a certificate for the task's user; retail: a new address for the task's user).
+
+Each case is judged twice:
+
+- by τ²-bench: ``bench/tau2_reference.py`` in the separate ``.venv-tau2ref`` (the official
+  ``tau2`` package of the sierra-research/tau2-bench repository, its evaluator unmodified:
+  ``EnvironmentEvaluator``, ``ActionEvaluator``, ``CommunicateEvaluator``), one process for all
+  cases, on the same databases;
+- by agentloop: the calls run in order in ``tau2_environment`` (their texts), and
+  ``tau2_score`` (the scoring core of ``tau2_verdict``) on the same conversation.
+
+Compared per case: the DB check, each action check, each env assertion, each communicate
+check, and the text (and error flag) of every call; once per domain, the tools' schemas.
+NL assertions need an LLM judge and are not compared. Prints figures per domain and kind and
+every difference. Target: the same DB and action verdicts on every case.
+
+Without ``.venv-tau2ref`` (installed by hand from a checkout of the tau2-bench repository,
+see the τ²-bench page of the docs) it says so and measures nothing.
+
+Run: ``.venv/bin/python bench/tau2_agreement.py [--domains mock,airline] [--limit N]
+[--no-page]`` (``--no-page``: print only, the page under docs/ left as it is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agentloop.benchmarks._tau2_data import (  # noqa: E402  # noqa: E402
+    domain_db,
+    domain_policy,
+    domain_tasks,
+    tau2_data_dir,
+    tau2_row,
+)
+from agentloop.benchmarks._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
+from agentloop.benchmarks._tau2_verdict import Conversation, tau2_score  # noqa: E402
+
+REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
+KINDS = ("canonical", "dropped", "wrong_arg", "extra_write")
+# Known causes of difference -> explanation (also on the τ²-bench page of the docs).
+KNOWN: dict[str, str] = {
+    "raise": "an env assertion whose function raises (a task that was never created) makes "
+    "τ²-bench's evaluator raise, so the simulation gets no reward at all; agentloop scores that "
+    "assertion as not met, with the exception as its reason (the DB check is computed as usual)",
+}
+
+Call = tuple[str, str, dict[str, Any]]
+
+
+def _mutates(domain: str, name: str) -> bool:
+    toolkit = DOMAINS[domain]()[1]
+    return name in toolkit.tool_names() and toolkit.info(name).mutates
+
+
+def _perturbed(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "X"
+    if isinstance(value, list):
+        return value[:-1] if len(value) > 1 else [*value, *value]
+    if isinstance(value, dict):
+        return {**value, "extra": "X"}
+    return "X"
+
+
+def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
+    if domain == "mock":
+        return ("assistant", "create_task", {"user_id": "user_1", "title": "Extra task"})
+    users = [a["arguments"]["user_id"] for a in actions if "user_id" in (a.get("arguments") or {})]
+    user = users[0] if users else next(iter(domain_db(domain)[0]["users"]))
+    if domain == "retail":
+        address = {
+            "address1": "1 Extra Street",
+            "address2": "",
+            "city": "Springfield",
+            "state": "IL",
+            "country": "USA",
+            "zip": "62701",
+        }
+        return ("assistant", "modify_user_address", {"user_id": user, **address})
+    return ("assistant", "send_certificate", {"user_id": user, "amount": 50})
+
+
+def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scripted cases of one task (see the module doc)."""
+    criteria = task.get("evaluation_criteria") or {}
+    actions = list(criteria.get("actions") or [])
+    calls: list[Call] = [
+        (a.get("requestor") or "assistant", a["name"], copy.deepcopy(a.get("arguments") or {}))
+        for a in actions
+    ]
+    text = " ".join(criteria.get("communicate_info") or []) or "Done."
+    out = {"canonical": calls}
+    if calls:
+        writes = [i for i, a in enumerate(actions) if _mutates(domain, a["name"])]
+        drop = writes[-1] if writes else len(calls) - 1
+        out["dropped"] = calls[:drop] + calls[drop + 1 :]
+        # the first compared argument of the first state-changing action (else of any action)
+        order = writes + [i for i in range(len(actions)) if i not in writes]
+        for i in order:
+            action = actions[i]
+            keys = action.get("compare_args")
+            keys = list(action.get("arguments") or {}) if keys is None else keys
+            if keys:
+                changed = copy.deepcopy(calls)
+                changed[i][2][keys[0]] = _perturbed(changed[i][2][keys[0]])
+                out["wrong_arg"] = changed
+                break
+    out["extra_write"] = [*calls, _extra_write(domain, actions)]
+    return [
+        {
+            "key": f"{domain}/{task['id']}/{kind}",
+            "domain": domain,
+            "kind": kind,
+            "task": task,
+            "calls": [list(c) for c in kind_calls],
+            "agent_text": text,
+        }
+        for kind, kind_calls in out.items()
+    ]
+
+
+def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """agentloop's texts and checks of one case."""
+    env = Tau2Environment(case["domain"], row["environment"]["initial_state"])
+    texts = [list(env.call(side, name, args)) for side, name, args in case["calls"]]
+    conversation = Conversation(
+        stop_reason="user_stop",
+        calls=[(side, name, args, True) for side, name, args in case["calls"]],
+        agent_texts=[case["agent_text"]],
+    )
+    details = tau2_score(conversation, row).details
+    return {
+        "texts": texts,
+        "db_match": details.db_match,
+        "env_assertions": [c.met for c in details.env_assertions],
+        "actions": [a.matched for a in details.actions],
+        "communicate": [c.met for c in details.communicate],
+    }
+
+
+def _reference(cases: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases.json"
+        path.write_text(json.dumps(cases), encoding="utf-8")
+        done = subprocess.run(
+            [
+                str(REFERENCE_PYTHON),
+                str(ROOT / "bench" / "tau2_reference.py"),
+                str(path),
+                str(tau2_data_dir()),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise SystemExit(f"the reference failed:\n{done.stderr[-3000:]}")
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return lines[0]["schemas"], {line["key"]: line for line in lines[1:]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--domains", default=",".join(DOMAINS))
+    parser.add_argument("--limit", type=int, default=None, help="tasks per domain")
+    args = parser.parse_args()
+    domains = [d for d in args.domains.split(",") if d]
+    if not REFERENCE_PYTHON.exists():
+        print(
+            f"reference: {REFERENCE_PYTHON.relative_to(ROOT)} is missing (the official tau2 "
+            "package, installed by hand: see docs/pages/tau2.md); nothing measured"
+        )
+        return 0
+    started = time.perf_counter()
+    cases, rows = [], {}
+    for domain in domains:
+        policy = domain_policy(domain)
+        for task in domain_tasks(domain)[: args.limit]:
+            row = tau2_row(domain, task, policy)
+            for case in cases_of(domain, task):
+                rows[case["key"]] = row
+                cases.append(case)
+    schemas, reference = _reference(cases)
+    took_reference = time.perf_counter() - started
+    totals: dict[str, Counter[str]] = defaultdict(Counter)
+    differences = []
+    for domain in domains:
+        env = Tau2Environment(domain)
+        mine = env.tool_schemas()
+        same = json.dumps(mine, sort_keys=True) == json.dumps(schemas[domain], sort_keys=True)
+        totals[domain]["schemas_same"] += int(same)
+        if not same:
+            differences.append(f"{domain}: tool schemas differ")
+    for case in cases:
+        theirs, got = reference[case["key"]], ours(case, rows[case["key"]])
+        count = totals[case["domain"]]
+        count["cases"] += 1
+        count[f"cases:{case['kind']}"] += 1
+        raised = theirs.get("env_error")
+        if raised:
+            count["reference_raised"] += 1
+            differences.append(
+                f"{case['key']}: τ²-bench's evaluator raised ({raised:.200}); agentloop: DB "
+                f"{got['db_match']}, env assertions {got['env_assertions']} -- known: "
+                f"{KNOWN['raise']}"
+            )
+        for what in ("db_match", "actions", "env_assertions", "communicate", "texts"):
+            if raised and what in ("db_match", "env_assertions"):
+                count[f"{what}:agree"] += 1  # nothing to compare with: listed above
+                continue
+            agree = got[what] == theirs[what]
+            count[f"{what}:agree"] += int(agree)
+            if not agree:
+                differences.append(
+                    f"{case['key']}: {what}: agentloop {got[what]!r:.300} "
+                    f"τ²-bench {theirs[what]!r:.300}"
+                )
+        count["strict_replay"] += int(theirs["strict_replay"])
+        count["db_match:reference_true"] += int(bool(theirs["db_match"]))
+        count["actions:reference_all"] += int(all(theirs["actions"]))
+    took = time.perf_counter() - started
+    print(f"{len(cases)} cases in {took:.0f} s ({took_reference:.0f} s of it τ²-bench's side)\n")
+    print(
+        "| domain | cases | DB verdict | action verdicts | env assertions | communicate "
+        "| call texts | strict replay | tool schemas |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for domain in domains:
+        c = totals[domain]
+        n = c["cases"]
+        print(
+            f"| {domain} | {n} | {c['db_match:agree']}/{n} | {c['actions:agree']}/{n} | "
+            f"{c['env_assertions:agree']}/{n} | {c['communicate:agree']}/{n} | "
+            f"{c['texts:agree']}/{n} | {c['strict_replay']}/{n} | "
+            f"{'same' if c['schemas_same'] else 'DIFFER'} |"
+        )
+    print("\nτ²-bench's own verdicts, per domain and kind (DB match / every action matched):")
+    for domain in domains:
+        for kind in KINDS:
+            keys = [c for c in cases if c["domain"] == domain and c["kind"] == kind]
+            if keys:
+                db = sum(bool(reference[c["key"]]["db_match"]) for c in keys)
+                act = sum(all(reference[c["key"]]["actions"]) for c in keys)
+                print(
+                    f"  {domain:8} {kind:12} {len(keys):4} cases: DB match {db:4}, "
+                    f"actions all matched {act:4}"
+                )
+    raised = sum(totals[d]["reference_raised"] for d in domains)
+    print(f"\ncases where τ²-bench's evaluator raised (not compared on DB/assertions): {raised}")
+    print(f"differences: {len(differences)}")
+    for line in differences:
+        print(f"  {line}")
+    ok = all(
+        totals[d]["db_match:agree"] == totals[d]["cases"]
+        and totals[d]["actions:agree"] == totals[d]["cases"]
+        for d in domains
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if "--no-page" in sys.argv:  # a measurement of its own, the published page left as it is
+        sys.argv.remove("--no-page")
+        raise SystemExit(main())
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_page import publish
+
+    raise SystemExit(publish("tau2-agreement", main))

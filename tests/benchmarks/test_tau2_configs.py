@@ -1,0 +1,133 @@
+"""The shipped configs/tau2/*.yaml: valid, one per built domain; whole conversations (scripted
+agent, scripted user) through ``agentloop run`` scored by tau2_verdict, with pass^k."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentloop.benchmarks._tau2_data import tau2_rows
+from agentloop.benchmarks._tau2_env import DOMAINS
+from agentloop.harness import load_config
+from agentloop.harness._runner import run_eval_sync
+from agentloop.harness._sample import prepare
+from tests.support.harness import ROOT, ask, call, only_run_dir, read_results, write_json
+
+CONFIGS = sorted((ROOT / "configs" / "tau2").glob("*.yaml"))
+VERDICT = "agentloop.benchmarks:tau2_verdict"
+
+
+def test_one_config_per_built_domain() -> None:
+    assert sorted(p.stem for p in CONFIGS) == sorted(DOMAINS)
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_the_config_validates(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the user instructions are named from the repository's root
+    config = load_config(path)
+    assert config.dataset == f"tau2:{path.stem}"
+    assert config.user is not None and config.user.model.startswith("openai:")
+    assert config.pass_threshold == {VERDICT: 1.0} and config.epochs == 4
+    prepared = prepare(config)
+    assert prepared.scan.valid == len(list(tau2_rows(path.stem)))
+    assert prepared.scan.problems == []
+
+
+def _run(
+    tmp_path: Path,
+    domain: str,
+    agent: dict[str, list[Any]],
+    user: dict[str, list[Any]],
+    epochs: int = 1,
+) -> list[dict[str, Any]]:
+    tmp_path.mkdir(exist_ok=True)
+    raw = yaml.safe_load((ROOT / "configs" / "tau2" / f"{domain}.yaml").read_text())
+    raw.update(
+        model=f"scripted:{write_json(tmp_path / 'agent.json', agent)}",
+        output_dir=str(tmp_path / "runs"),
+        preflight=False,
+        epochs=epochs,
+        sample_ids=sorted(agent),
+        concurrency=2,
+    )
+    raw["model_options"] = {}
+    raw["user"].update(
+        model=f"scripted:{write_json(tmp_path / 'user.json', user)}",
+        model_options={},
+        instructions=f"@{ROOT / 'configs' / 'tau2' / 'user_instructions.md'}",
+    )
+    path = tmp_path / f"{domain}.yaml"
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True))
+    outcome = run_eval_sync(load_config(path), config_path=str(path))
+    assert outcome.summary.errored == 0
+    return read_results(only_run_dir(tmp_path / "runs"))
+
+
+def test_scripted_conversations_on_the_mock_domain_and_pass_hat_k(tmp_path: Path) -> None:
+    agent = {
+        "create_task_1": [
+            ask(call("c1", "create_task", {"user_id": "user_1", "title": "Important Meeting"})),
+            "Done: the task Important Meeting (task_2) is created.",
+        ],
+        "update_task_1": [  # marks the wrong task
+            ask(call("c1", "update_task_status", {"task_id": "task_2", "status": "completed"})),
+            "Task updated.",
+        ],
+    }
+    user = {
+        "create_task_1": [
+            "Please create a task called 'Important Meeting' for user_1.",
+            "Thanks! ###STOP###",
+        ],
+        "update_task_1": ["Please mark task_1 as completed.", "Great. ###STOP###"],
+    }
+    lines = _run(tmp_path, "mock", agent, user, epochs=2)
+    verdicts = {(line["id"], line["epoch"]): line["scores"][VERDICT] for line in lines}
+    for epoch in (1, 2):
+        good, bad = verdicts["create_task_1", epoch], verdicts["update_task_1", epoch]
+        assert good["score"] == 1.0, good["reason"]
+        assert good["details"]["stop_reason"] == "user_stop"
+        assert bad["score"] == 0.0
+        assert bad["reason"].startswith("DB: the agent's databases differ from the ground truth's")
+    line = next(line for line in lines if line["id"] == "create_task_1")
+    system = line["trajectory"]["user_messages"][0]["content"]
+    assert system.startswith("# User Simulation Guidelines")
+    assert "<scenario>\nPersona:\n\tProfessional and direct" in system
+    summary = json.loads((only_run_dir(tmp_path / "runs") / "summary.json").read_text())
+    stats = summary["rewards"][VERDICT]
+    assert stats["pass_hat_k"] == {"1": 0.5, "2": 0.5}
+
+
+def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(
+    tmp_path: Path,
+) -> None:
+    row = next(
+        r
+        for r in tau2_rows("airline")
+        if any(
+            a["name"].startswith(("book", "cancel", "update"))
+            for a in r["ground_truth"]["evaluation_criteria"]["actions"] or []
+        )
+        and r["ground_truth"]["evaluation_criteria"].get("communicate_info") == []
+    )
+    actions = row["ground_truth"]["evaluation_criteria"]["actions"]
+    replies: list[Any] = [
+        ask(call(f"c{i}", a["name"], a["arguments"])) for i, a in enumerate(actions)
+    ]
+    agent = {row["id"]: [*replies, "All done."]}
+    user = {row["id"]: ["Hello, I need help with my reservation.", "###STOP###"]}
+    [line] = _run(tmp_path, "airline", agent, user)
+    verdict = line["scores"][VERDICT]
+    assert verdict["score"] == 1.0, verdict["reason"]
+    assert verdict["details"]["db_match"] is True
+    # a run without the last write fails the DB check
+    last = max(
+        i for i, a in enumerate(actions) if a["name"].startswith(("book", "cancel", "update"))
+    )
+    agent = {row["id"]: [*replies[:last], *replies[last + 1 :], "All done."]}
+    [line] = _run(tmp_path / "again", "airline", agent, user)
+    assert line["scores"][VERDICT]["details"]["db_match"] is False

@@ -1,0 +1,108 @@
+"""τ²-bench domains as dataset rows (``dataset: tau2:<domain>``), read from the installed
+inspect-evals wheel's official files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentloop.benchmarks import check_tau2_domain, tau2_domain
+from agentloop.benchmarks._tau2_data import (
+    AGENT_GREETING,
+    TAU2_DATA_ENV,
+    domain_tasks,
+    scenario_text,
+    tau2_rows,
+)
+from agentloop.errors import DatasetError
+from agentloop.harness._dataset import iter_samples, scan_dataset
+
+COUNTS = {"mock": 9, "airline": 50, "retail": 114}
+
+
+@pytest.mark.parametrize("domain", sorted(COUNTS))
+def test_every_task_of_a_domain_is_a_row(domain: str) -> None:
+    rows = list(tau2_rows(domain))
+    tasks = domain_tasks(domain)
+    assert len(rows) == len(tasks) == COUNTS[domain]
+    for row, task in zip(rows, tasks, strict=True):
+        assert row["id"] == str(task["id"])
+        system = row["messages"][0]
+        assert system["role"] == "system"
+        assert system["content"].startswith("<instructions>\nYou are a customer service agent")
+        assert system["content"].endswith("\n</policy>")
+        assert row["ground_truth"] == {"evaluation_criteria": task["evaluation_criteria"]}
+        assert row["environment"]["domain"] == domain
+        assert row["metadata"]["task_id"] == str(task["id"])
+        basis = (task["evaluation_criteria"] or {}).get("reward_basis") or ["DB", "COMMUNICATE"]
+        assert row["metadata"]["reward_basis"] == basis
+
+
+def test_the_policy_is_in_the_system_prompt_and_tau2_greets_first() -> None:
+    row = next(tau2_rows("airline"))
+    assert "# Airline Agent Policy" in row["messages"][0]["content"]
+    assert row["messages"][1:] == [{"role": "assistant", "content": AGENT_GREETING}]
+
+
+def test_a_message_history_is_the_opening_as_the_agent_saw_it() -> None:
+    row = next(r for r in tau2_rows("mock") if r["id"] == "update_task_with_message_history")
+    opening = row["messages"][1:]
+    assert [m["role"] for m in opening] == ["user", "assistant", "tool", "assistant"]
+    call = opening[1]["tool_calls"][0]
+    assert call["id"] == "call_1" and call["function"]["name"] == "create_task"
+    assert json.loads(call["function"]["arguments"])["title"] == "Project Review"
+    assert opening[2]["tool_call_id"] == "call_1"
+    assert row["environment"]["initial_state"]["message_history"][1]["tool_calls"]
+
+
+def test_the_user_scenario_is_rendered_as_tau2_renders_it() -> None:
+    row = next(tau2_rows("airline"))
+    text = row["user_scenario"]
+    assert text.startswith("Instructions:\n\tDomain: airline\n\tReason for call:\n\t\tYou want to")
+    assert "\tKnown info:\n\t\tYou are Emma Kim.\n\t\tYour user id is emma_kim_9957." in text
+    assert "Unknown info" not in text  # null in the task
+    plain = scenario_text({"persona": "Direct", "instructions": "Mark task_1 done."})
+    assert plain == "Persona:\n\tDirect\nInstructions:\n\tMark task_1 done."
+
+
+def test_the_harness_reads_a_domain_by_name() -> None:
+    scan = scan_dataset("tau2:mock")
+    assert scan.valid == 9 and not scan.problems
+    samples = list(iter_samples("tau2:mock"))
+    assert samples[0].id == "create_task_1"
+    assert samples[0].environment["domain"] == "mock"
+    assert tau2_domain("tau2:retail") == "retail" and tau2_domain("data/x.jsonl") is None
+
+
+def test_an_unknown_domain_is_a_one_line_error_listing_the_known_ones() -> None:
+    with pytest.raises(DatasetError, match=r"unknown τ²-bench domain 'shop'; known: mock, "):
+        scan_dataset("tau2:shop")
+    with pytest.raises(DatasetError, match=r"'telecom' \(not built yet\)"):
+        check_tau2_domain("telecom")
+
+
+def test_a_missing_data_directory_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(DatasetError, match=r"τ²-bench data directory not found: .*nowhere"):
+        scan_dataset("tau2:mock")
+    monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path))
+    with pytest.raises(DatasetError, match="no folder for the mock domain"):
+        list(tau2_rows("mock"))
+
+
+def test_another_directory_of_the_same_layout_is_read(monkeypatch, tmp_path) -> None:
+    folder = tmp_path / "mock"
+    folder.mkdir()
+    (folder / "policy.md").write_text("Be kind.")
+    (folder / "db.json").write_text(json.dumps({"tasks": {}, "users": {}}))
+    task = {
+        "id": "t1",
+        "user_scenario": {"instructions": "Say hi."},
+        "evaluation_criteria": {"actions": []},
+    }
+    (folder / "tasks.json").write_text(json.dumps([task]))
+    monkeypatch.setenv(TAU2_DATA_ENV, str(tmp_path))
+    [row] = list(tau2_rows("mock"))
+    assert row["messages"][0]["content"].endswith("<policy>\nBe kind.\n</policy>")
+    assert row["user_scenario"] == "Instructions:\n\tSay hi."

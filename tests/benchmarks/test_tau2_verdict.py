@@ -1,0 +1,255 @@
+"""tau2_verdict: τ²-bench's reward components on known conversations (the ground truth, and
+perturbations that each fail the right component), the stop-reason gate, the NL judge
+(scripted), and the verdict read from a trajectory the engine recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentloop.benchmarks import tau2_verdict
+from agentloop.benchmarks._tau2_data import tau2_rows
+from agentloop.benchmarks._tau2_env import tau2_environment
+from agentloop.benchmarks._tau2_verdict import Conversation, conversation_of, tau2_score
+from agentloop.engine import run_agent_sync
+from agentloop.testing import ScriptedChatModel
+
+
+def _row(domain: str, task_id: str) -> dict[str, Any]:
+    return next(r for r in tau2_rows(domain) if r["id"] == task_id)
+
+
+def _criteria(row: dict[str, Any]) -> dict[str, Any]:
+    return row["ground_truth"]["evaluation_criteria"]
+
+
+def _canonical(row: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], bool]]:
+    return [
+        (a.get("requestor") or "assistant", a["name"], dict(a["arguments"]), True)
+        for a in _criteria(row).get("actions") or []
+    ]
+
+
+def _said(row: dict[str, Any]) -> list[str]:
+    return [" ".join(_criteria(row).get("communicate_info") or []) or "Done."]
+
+
+def _score(
+    row: dict[str, Any],
+    calls: list,
+    texts: list[str] | None = None,
+    stop: str = "user_stop",
+    **options: Any,
+):
+    conversation = Conversation(
+        stop_reason=stop, calls=calls, agent_texts=_said(row) if texts is None else texts
+    )
+    return tau2_score(conversation, row, **options)
+
+
+def _airline_with_write() -> dict[str, Any]:
+    """An airline task whose ground truth changes the database and must be communicated."""
+    return next(
+        r
+        for r in tau2_rows("airline")
+        if any(
+            a["name"].startswith(("update", "book", "cancel"))
+            for a in _criteria(r)["actions"] or []
+        )
+    )
+
+
+def test_the_ground_truth_passes_every_component() -> None:
+    for row in [_row("mock", "create_task_1"), _airline_with_write(), next(tau2_rows("retail"))]:
+        result = _score(row, _canonical(row))
+        assert result.score == 1.0, (row["id"], result.reason)
+        assert result.details.db_match is True
+        assert all(a.matched for a in result.details.actions)
+        assert result.details.breakdown == {b: 1.0 for b in row["metadata"]["reward_basis"]}
+
+
+def test_a_dropped_write_fails_the_db_check_and_says_where() -> None:
+    row = _airline_with_write()
+    calls = _canonical(row)
+    last_write = max(
+        i for i, c in enumerate(calls) if c[1].startswith(("update", "book", "cancel"))
+    )
+    result = _score(row, calls[:last_write] + calls[last_write + 1 :])
+    assert result.score == 0.0
+    assert result.details.db_match is False
+    assert result.details.breakdown["DB"] == 0.0
+    assert result.reason.startswith("DB: the agent's databases differ from the ground truth's: ")
+
+
+def test_a_wrong_argument_fails_db_and_the_action_check() -> None:
+    row = _row("mock", "create_task_1")
+    [(side, name, args, ran)] = _canonical(row)
+    wrong = [(side, name, {**args, "title": "Unimportant Meeting"}, ran)]
+    result = _score(row, wrong)
+    assert result.details.db_match is False
+    assert "tasks.task_2.title" in result.details.db_reason
+    assert [a.matched for a in result.details.actions] == [False]
+    assert result.score == 0.0  # mock's default basis: DB, COMMUNICATE
+
+
+def test_an_extra_write_fails_only_the_db_check() -> None:
+    row = _row("mock", "create_task_1")
+    extra = [
+        *_canonical(row),
+        ("assistant", "create_task", {"user_id": "user_1", "title": "More"}, True),
+    ]
+    result = _score(row, extra)
+    assert result.details.db_match is False and "task_3" in result.details.db_reason
+    assert all(a.matched for a in result.details.actions)
+
+
+def test_a_call_that_did_not_run_changes_nothing() -> None:
+    row = _row("mock", "create_task_1")
+    extra = [
+        *_canonical(row),
+        ("assistant", "create_task", {"user_id": "user_1", "title": "x"}, False),
+    ]
+    assert _score(row, extra).details.db_match is True
+
+
+def test_actions_compare_only_their_compare_args() -> None:
+    row = _row("mock", "impossible_task_1")  # transfer with compare_args [] and basis DB, ACTION
+    assert row["metadata"]["reward_basis"] == ["DB", "ACTION"]
+    call = [("assistant", "transfer_to_human_agents", {"summary": "anything at all"}, True)]
+    assert _score(row, call).score == 1.0
+    result = _score(row, [])
+    assert result.score == 0.0 and result.reason == (
+        "ACTION: no call matches transfer_to_human_agents (transfer_1)"
+    )
+    # no compare_args: the call's own arguments are compared, the action's others ignored
+    row = _row("mock", "create_task_1")
+    partial = [("assistant", "create_task", {"title": "Important Meeting"}, False)]
+    assert [a.matched for a in _score(row, partial).details.actions] == [True]
+
+
+def test_communicated_information_is_found_as_tau2_finds_it() -> None:
+    row = next(r for r in tau2_rows("airline") if _criteria(r).get("communicate_info"))
+    info = _criteria(row)["communicate_info"][0]
+    said = [f"Sure. The answer is {info.upper()}."]
+    assert _score(row, _canonical(row), said).details.communicate[0].met
+    result = _score(row, _canonical(row), ["I cannot tell."])
+    assert result.details.breakdown["COMMUNICATE"] == 0.0
+    assert result.reason == f"COMMUNICATE: not said: {info!r}"
+    if info.isdigit() and len(info) > 3:  # commas are removed from the agent's text
+        grouped = f"{int(info):,}"
+        assert _score(row, _canonical(row), [grouped]).details.communicate[0].met
+
+
+def test_env_assertions_run_on_the_agents_final_state() -> None:
+    row = _row("mock", "update_task_with_history_and_env_assertions")
+    assert row["metadata"]["reward_basis"] == ["ENV_ASSERTION"]
+    done = [("assistant", "update_task_status", {"task_id": "task_2", "status": "completed"}, True)]
+    assert _score(row, done).score == 1.0
+    result = _score(row, [])
+    assert result.score == 0.0
+    assert result.reason == (
+        "ENV_ASSERTION: assert_task_status returned False, not as asserted (True)"
+    )
+    raising = _score(_row("mock", "create_task_1_with_env_assertions"), [])
+    assert raising.details.env_assertions[0].reason == (
+        "assert_task_status raised ValueError: Task task_2 not found"
+    )
+
+
+@pytest.mark.parametrize("stop", ["max_steps", "too_many_errors", "max_turns", "final"])
+def test_a_conversation_that_did_not_end_by_a_stop_scores_0(stop: str) -> None:
+    row = _row("mock", "create_task_1")
+    result = _score(row, _canonical(row), stop=stop)
+    assert result.score == 0.0
+    assert result.reason.startswith(f"the conversation ended with {stop}, not by the user")
+    assert _score(row, _canonical(row), stop="agent_stop").score == 1.0
+
+
+def test_a_task_without_criteria_passes() -> None:
+    row = {**_row("mock", "create_task_1"), "ground_truth": {"evaluation_criteria": None}}
+    result = _score(row, [], texts=[])
+    assert result.score == 1.0 and result.reason == "the task has no evaluation criteria"
+
+
+def _judge(tmp_path: Path, verdicts: list[bool], task: str) -> str:
+    reply = {
+        "results": [
+            {"expectedOutcome": f"outcome {i}", "reasoning": f"why {i}", "metExpectation": met}
+            for i, met in enumerate(verdicts)
+        ]
+    }
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps({task: [json.dumps(reply)]}))
+    return f"scripted:{path}"
+
+
+def test_nl_assertions_are_graded_by_the_judge_when_the_basis_has_them(tmp_path: Path) -> None:
+    base = _row("mock", "create_task_1_nl_eval")
+    row = json.loads(json.dumps(base))
+    _criteria(row)["reward_basis"] = ["NL_ASSERTION"]
+    passed = _score(row, [], judge=_judge(tmp_path, [True, True], row["id"]))
+    assert passed.score == 1.0
+    assert [c.reason for c in passed.details.nl_assertions] == ["why 0", "why 1"]
+    failed = _score(row, [], judge=_judge(tmp_path, [True, False], row["id"]))
+    assert failed.score == 0.0 and failed.reason == "NL_ASSERTION: 'outcome 1'"
+    with pytest.raises(ValueError, match="is scored on NL assertions: give tau2_verdict a judge"):
+        _score(row, [])
+    # not in the basis: the judge is not asked (τ²-bench's evaluator does the same)
+    assert _score(base, []).details.nl_assertions == []
+
+
+def test_a_judge_reply_that_is_not_tau2s_json_is_an_error(tmp_path: Path) -> None:
+    row = json.loads(json.dumps(_row("mock", "create_task_1_nl_eval")))
+    _criteria(row)["reward_basis"] = ["NL_ASSERTION"]
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps({row["id"]: ["all good"]}))
+    with pytest.raises(ValueError, match="the NL-assertion judge's reply is not τ²-bench's JSON"):
+        _score(row, [], judge=f"scripted:{path}")
+
+
+def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
+    row = _row("mock", "create_task_1")
+    env = tau2_environment(row)
+    model = ScriptedChatModel(
+        [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {
+                            "name": "create_task",
+                            "arguments": json.dumps(
+                                {"user_id": "user_1", "title": "Important Meeting"}
+                            ),
+                        },
+                    }
+                ],
+            },
+            "Your task Important Meeting is created.",
+        ]
+    )
+    trajectory = run_agent_sync(
+        model,
+        env.tools(),
+        row["messages"]
+        + [{"role": "user", "content": "Create a task called 'Important Meeting' for user_1."}],
+    )
+    conversation = conversation_of(trajectory)
+    assert conversation.calls == [
+        ("assistant", "create_task", {"user_id": "user_1", "title": "Important Meeting"}, True)
+    ]
+    assert conversation.agent_texts[0] == "Hi! How can I help you today?"
+    assert conversation.transcript[0] == ("assistant", "Hi! How can I help you today?")
+    assert env.databases()["db"]["tasks"]["task_2"]["title"] == "Important Meeting"
+    # the engine alone ends with "final": τ²-bench scores it 0 (a simulated user stops it)
+    result = tau2_verdict(trajectory, row)
+    assert result.score == 0.0 and result.details.stop_reason == "final"
+    assert (
+        tau2_score(conversation.model_copy(update={"stop_reason": "user_stop"}), row).score == 1.0
+    )
