@@ -27,7 +27,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 # agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report
 # it broken at every later install.
 TEST_STAMP := $(VENV)/.installed-test
-$(TEST_STAMP): pyproject.toml | $(PY)
+$(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	@echo "Installing agentloop and what the tests need (agentloop[test], BFCL's data)"
 	$(PIP) -e '.[test]'
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'

@@ -9,9 +9,9 @@ applies it before a conversation: ``initialization_data`` merged into the databa
 replayed (the conversation's opening, which the row's messages show the agent).
 
 A call's text is τ²-bench's (``agentloop.benchmarks._tau2_toolkit``); a call that raised is
-answered with τ²-bench's ``Error: <message>`` (a ``ToolException`` the tool handles itself,
-as LangChain's ``handle_tool_error`` does: the trajectory records the call as ran, ``ok``,
-where τ²-bench's tool message says ``error``).
+answered with τ²-bench's ``Error: <message>`` through the engine's ``ToolFailure``: the
+trajectory records the call ``error``, as τ²-bench's tool message says, and a conversation's
+``user.max_errors`` counts it as τ²-bench's ``max_errors`` does.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel
 
 from agentloop.benchmarks._tau2_data import check_tau2_domain, domain_db
 from agentloop.benchmarks._tau2_toolkit import Toolkit, deep_update
+from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
 __all__ = ["DOMAINS", "Tau2Environment", "tau2_environment"]
@@ -141,8 +142,8 @@ class Tau2Environment:
 
             def run(_name: str = name, **arguments: Any) -> str:
                 text, failed = self.call(requestor, _name, arguments)
-                if failed:
-                    raise ToolException(text)
+                if failed:  # answered as exactly τ²-bench's text, "Error: <message>"
+                    raise ToolFailure(text.removeprefix("Error: "))
                 return text
 
             tools.append(
@@ -151,7 +152,6 @@ class Tau2Environment:
                     description=schema["description"],
                     args_schema=schema["parameters"],
                     func=run,
-                    handle_tool_error=True,
                 )
             )
         return tools
