@@ -116,8 +116,9 @@ def diagnostics(
     free = [i for i in range(len(gen)) if i not in paired]
     calls = []
     for j, e in enumerate(exp):
-        if j in partner:
-            calls.append({**diagnosed[partner[j], j], "matched": True})
+        if j in partner:  # marked in place: a diagnosis is reported once at most
+            calls.append(d := diagnosed[partner[j], j])
+            d["matched"] = True
             continue
         options = [diagnosed[i, j] for i in free if (i, j) in diagnosed]
         if not options:

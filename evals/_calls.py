@@ -129,10 +129,12 @@ def calls_from_message(
     get = msg.get if type(msg) is dict else partial(_get, msg)
     raw = get("tool_calls")
     invalid = get("invalid_tool_calls")  # LangChain keeps malformed calls apart
-    if raw or invalid:
+    if invalid:
         return calls_from_items(raw, notes, where, as_sent) + calls_from_items(
             invalid, notes, where, as_sent
         )
+    if raw:
+        return calls_from_items(raw, notes, where, as_sent)
     if not from_content:
         return []
     text = text_of(get("content"))

@@ -241,20 +241,16 @@ def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool =
         if key is None:
             members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
             return _new(Matcher, ("object", MappingProxyType(members), value, False))
-        found: list[str] = []
-        known = True  # the common shapes below have nothing to check on the node itself
-        if len(value) != 1 or not (
-            key == "$optional" or (key == "$any" and type(value[key]) is list)
-        ):
+        operand = value[key]  # the common shapes below have nothing to check on the node
+        if len(value) != 1 or not (key == "$optional" or (key == "$any" and type(operand) is list)):
             found, known = _node_problems(key, value)
-        if found:
-            if problems is None:
-                raise _BadMatcher
-            where = _text(path)
-            problems += [f"{where}: {p}" if where else p for p in found]
-        if not known or (key == "$any" and not isinstance(value[key], list)):
-            return Matcher("exact", value, value)  # (only when checking: it raised otherwise)
-        operand = value[key]
+            if found:
+                if problems is None:
+                    raise _BadMatcher
+                where = _text(path)
+                problems += [f"{where}: {p}" if where else p for p in found]
+            if not known or (key == "$any" and not isinstance(operand, list)):
+                return Matcher("exact", value, value)  # (only when checking: it raised otherwise)
         if key == "$any":
             for option in operand:
                 if type(option) not in _SCALARS:
@@ -330,13 +326,13 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     if type(expected) is not Matcher:
         expected = compile_matchers(expected)
     kind, operand = expected.kind, expected.operand
-    if kind == "exact":
-        return values_equal(value, operand, numeric)
-    if kind == "one_of":
+    if kind == "one_of":  # the commonest kind first (BFCL's lists of acceptable values)
         for option in operand:  # noqa: SIM110
             if values_equal(value, option, numeric):
                 return True
         return False
+    if kind == "exact":
+        return values_equal(value, operand, numeric)
     if kind == "any":
         for option in operand:  # noqa: SIM110 (a loop: any() over a generator costs more)
             if matches(value, option, numeric):
