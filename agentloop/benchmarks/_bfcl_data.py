@@ -15,16 +15,15 @@ and ``dataset: bfcl:<category>`` reads them, so both give the same rows and sha2
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks._bfcl_convert import bfcl_row
 from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
+from agentloop.benchmarks._packages import data_package
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -95,19 +94,9 @@ def bfcl_data_dir(data_dir: str | Path | None = None) -> Path:
 
 
 def bfcl_package() -> Path | None:
-    """The folder of the installed ``bfcl_eval`` package (found without importing it: its
-    imports are heavy), importable from then on: one installed in the environment (``pip
-    install``), else the one ``make`` installs in ``<prefix>/bfcl-eval`` (that folder joins
-    the end of ``sys.path``). None when there is neither."""
-    spec = importlib.util.find_spec("bfcl_eval")
-    target = Path(sys.prefix) / BFCL_TARGET
-    if spec is None and (target / "bfcl_eval").is_dir():
-        if str(target) not in sys.path:
-            sys.path.append(str(target))
-            importlib.invalidate_caches()
-        spec = importlib.util.find_spec("bfcl_eval")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    return Path(locations[0]) if locations else None
+    """The folder of the installed ``bfcl_eval`` package, or None
+    (``agentloop.benchmarks._packages``)."""
+    return data_package("bfcl_eval", BFCL_TARGET)
 
 
 def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

@@ -24,17 +24,14 @@ from __future__ import annotations
 
 import functools
 import gzip
-import importlib.util
 import json
 import os
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
+from agentloop.benchmarks._packages import data_package
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -88,18 +85,6 @@ def check_tau2_domain(domain: str) -> None:
         raise DatasetError(f"unknown τ²-bench domain {domain!r}{extra}; known: {known}")
 
 
-def _package_dir() -> Path | None:
-    spec = importlib.util.find_spec("inspect_evals")
-    target = Path(sys.prefix) / TAU2_TARGET
-    if spec is None and (target / "inspect_evals").is_dir():
-        if str(target) not in sys.path:
-            sys.path.append(str(target))
-            importlib.invalidate_caches()
-        spec = importlib.util.find_spec("inspect_evals")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    return Path(locations[0]) if locations else None
-
-
 def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
     """Where the domain folders are: ``data_dir``, else ``$AGENTLOOP_TAU2_DATA``, else the
     installed ``inspect_evals`` package (found without importing it)."""
@@ -109,7 +94,7 @@ def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
         if not path.is_dir():
             raise DatasetError(f"τ²-bench data directory not found: {path}")
         return path
-    package = _package_dir()
+    package = data_package("inspect_evals", TAU2_TARGET)
     if package is None:
         raise DatasetError(
             f"τ²-bench data: the inspect-evals package is not installed; {TAU2_INSTALL}"
@@ -125,7 +110,9 @@ def _find(folder: Path, names: tuple[str, ...]) -> Path:
 
 
 def _load(path: Path) -> Any:
-    if path.suffix == ".toml":
+    if path.suffix == ".toml":  # telecom's databases; tomllib is Python 3.11+ (we allow 3.10)
+        import tomllib
+
         return tomllib.loads(path.read_text(encoding="utf-8"))
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
