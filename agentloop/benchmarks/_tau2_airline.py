@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field
 
-from agentloop.benchmarks._tau2_toolkit import DB, Toolkit, tau2_tool
+from agentloop.benchmarks._tau2_toolkit import DB, Toolkit, calculate, tau2_tool
 
 __all__ = ["AirlineTools", "FlightDB"]
 
@@ -412,9 +412,7 @@ class AirlineTools(Toolkit):
         },
     )
     def calculate(self, expression: str) -> str:
-        if not all(char in "0123456789+-*/(). " for char in expression):
-            raise ValueError("Invalid characters in expression")
-        return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
+        return calculate(expression)
 
     @tau2_tool(
         "write",

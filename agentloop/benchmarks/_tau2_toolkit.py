@@ -98,6 +98,14 @@ def result_text(value: Any) -> str:
     return json.dumps(_json_data(value), default=str)
 
 
+def calculate(expression: str) -> str:
+    """τ²-bench's ``calculate`` tool (airline and retail): arithmetic on digits, ``+-*/``,
+    parentheses and spaces only, rounded to 2 decimals."""
+    if not all(char in "0123456789+-*/(). " for char in expression):
+        raise ValueError("Invalid characters in expression")
+    return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
+
+
 def deep_update(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     """``base`` with ``update`` merged in: nested mappings merged key by key, anything else
     replaced (how τ²-bench applies a task's ``initialization_data``)."""

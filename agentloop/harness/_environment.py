@@ -82,21 +82,20 @@ class LiveEnvironment:
                 "method (an environment provides tools() and snapshot())"
             )
         self.env, self.origin = env, origin
-        try:
-            made = env.tools()
-        except Exception as exc:
-            text = f"{origin}: tools() raised {type(exc).__name__}: {exc}"
-            raise ToolLoadError(one_line(text)) from exc
-        self.tools = as_tools(made, f"{origin}: tools()")
+        self.tools = self._tools("tools")
         self.user_tools: list[BaseTool] = []
         """The simulated user's tools (``user_tools()``, when the environment has it)."""
         if callable(getattr(env, "user_tools", None)):
-            try:
-                made = env.user_tools()
-            except Exception as exc:
-                text = f"{origin}: user_tools() raised {type(exc).__name__}: {exc}"
-                raise ToolLoadError(one_line(text)) from exc
-            self.user_tools = as_tools(made, f"{origin}: user_tools()")
+            self.user_tools = self._tools("user_tools")
+
+    def _tools(self, method: str) -> list[BaseTool]:
+        """The tools the environment's ``method`` (``tools`` or ``user_tools``) gives."""
+        try:
+            made = getattr(self.env, method)()
+        except Exception as exc:
+            text = f"{self.origin}: {method}() raised {type(exc).__name__}: {exc}"
+            raise ToolLoadError(one_line(text)) from exc
+        return as_tools(made, f"{self.origin}: {method}()")
 
     @property
     def names(self) -> list[str]:
