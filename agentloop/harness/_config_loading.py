@@ -204,8 +204,17 @@ def load_config(
 def override(
     raw: dict[str, Any], sets: Sequence[str] = (), overrides: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """``raw`` with ``--set`` strings, then typed overrides, applied."""
+    """``raw`` with ``--set`` strings, then typed overrides, applied.
+
+    A ``model`` override that replays a run replays its simulated user too, unless a
+    ``--set user.model=...`` says otherwise: a recorded agent can only answer the recorded
+    user's messages, so a live user beside it would fail every sample.
+    """
     result = apply_overrides(raw, sets)
     for key, value in (overrides or {}).items():
         _set_dotted(result, key, value)
+    model, user = (overrides or {}).get("model"), result.get("user")
+    user_set = any(item.partition("=")[0].strip() == "user.model" for item in sets)
+    if isinstance(model, str) and model.startswith("replay:") and isinstance(user, dict):
+        user["model"] = user["model"] if user_set else model
     return result

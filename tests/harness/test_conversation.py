@@ -12,7 +12,7 @@ import pytest
 
 from agentloop.cli._commands import main
 from agentloop.errors import ConfigError
-from agentloop.harness._config_loading import validate_config
+from agentloop.harness._config_loading import load_config, validate_config
 from tests.support.harness import only_run_dir, read_results, write_json, write_jsonl
 from tests.support.help_desk import USER_SCRIPT, agent_script, desk_row
 from tests.support.help_desk import conversation_config as setup
@@ -61,13 +61,29 @@ def test_replay_reproduces_the_whole_conversation_offline(tmp_path: Path) -> Non
     assert main(["run", str(config)]) == 0
     first = only_run_dir(tmp_path / "runs")
     again = tmp_path / "again"
-    assert main(["run", str(config), "--model", f"replay:{first}", "--set",
-                 f"user.model=replay:{first}", "--output-dir", str(again)]) == 0  # fmt: skip
+    # --model replay: alone replays the user too: no model in this run is a live one.
+    assert main(["run", str(config), "--model", f"replay:{first}",
+                 "--output-dir", str(again)]) == 0  # fmt: skip
     recorded = {line["id"]: line for line in read_results(first)}
     for line in read_results(only_run_dir(again)):
         assert line["status"] == "ok", line["error"]
         want = without_timings(recorded[line["id"]]["trajectory"])
         assert without_timings(line["trajectory"]) == want
+
+
+def test_a_replayed_agent_keeps_a_user_model_set_on_the_command_line(tmp_path: Path) -> None:
+    config = setup(tmp_path, [desk_row("ann")])
+    assert main(["run", str(config)]) == 0
+    first = only_run_dir(tmp_path / "runs")
+    flags = {"model": f"replay:{first}"}
+    with_user = load_config(config, [], flags)
+    assert with_user.user is not None and with_user.user.model == f"replay:{first}"
+    kept = load_config(config, ["user.model=scripted:other.json"], flags)
+    assert kept.user is not None and kept.user.model == "scripted:other.json"
+    # A config without a simulated user does not gain one.
+    (tmp_path / "plain").mkdir()
+    plain = setup(tmp_path / "plain", [desk_row("ann")], user=None)
+    assert load_config(plain, [], flags).user is None
 
 
 def test_a_replayed_user_asked_something_new_fails_loudly(tmp_path: Path) -> None:
