@@ -13,6 +13,10 @@ What a reply's reasoning looks like, by provider:
   ``reasoning``) field beside ``content``; kept in the reply's
   ``additional_kwargs`` under the server's own name, and sent back under that name
   (``send_back``).
+- OpenAI's Responses API (``openai:`` with ``model_options: {api: responses}``):
+  ``reasoning`` items (``id``, ``summary``, ``encrypted_content``) among the reply's
+  content blocks, in the order the server returned them; langchain-openai sends them back
+  as input items (agentloop asks for ``encrypted_content`` and stores nothing at OpenAI).
 - Anthropic: ``thinking`` blocks (with their ``signature``) and ``redacted_thinking``
   blocks in the reply's content, sent back unchanged by langchain-anthropic.
 """
@@ -52,6 +56,7 @@ from the requests that follow (langchain-deepseek: langchain-ai/langchain#40219)
 sends it back itself, as ``openai:`` does, unless ``send_back: false``."""
 
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+Summary = Literal["auto", "concise", "detailed"]
 
 
 class Reasoning(BaseModel):
@@ -70,6 +75,9 @@ class Reasoning(BaseModel):
     send_back: bool | None = None
     """Send each assistant message's reasoning back with the conversation (unset: the
     provider's default, true for openai:, local:, deepseek: and anthropic:)."""
+    summary: Summary | None = None
+    """A summary of the reasoning, for the record (OpenAI's Responses API only:
+    ``reasoning.summary``; OpenAI returns none unless asked)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Reasoning:
@@ -107,14 +115,25 @@ def split_reasoning(params: Mapping[str, Any]) -> tuple[Reasoning | None, dict[s
 
 
 def openai_reasoning(
-    reasoning: Reasoning | None, params: Mapping[str, Any], provider: str
+    reasoning: Reasoning | None,
+    params: Mapping[str, Any],
+    provider: str,
+    api: str = "chat_completions",
 ) -> dict[str, Any]:
     """``CompatChatOpenAI`` arguments for the setting: ``effort`` becomes
     ``reasoning_effort`` (``enabled: false``: ``"none"``, OpenAI's switch), ``send_back``
     becomes ``reasoning_send_back``. OpenAI's chat API has no token budget and no switch
-    that turns reasoning on: those are errors."""
+    that turns reasoning on: those are errors.
+
+    Through the Responses API (``api="responses"``) ``effort`` and ``summary`` become its
+    ``reasoning: {effort, summary}``; ``summary`` is an error for the chat API."""
     if reasoning is None:
         return {}
+    if reasoning.summary is not None and api != "responses":
+        raise ConfigError(
+            f"reasoning.summary: {provider}: only OpenAI's Responses API returns reasoning "
+            f"summaries (model_options: {{api: responses}})"
+        )
     if reasoning.budget_tokens is not None:
         raise ConfigError(
             f"reasoning.budget_tokens: {provider}: OpenAI-compatible servers take an effort, "
@@ -133,6 +152,10 @@ def openai_reasoning(
                 "reasoning.effort: model_params.reasoning_effort says it too; keep one"
             )
         out["reasoning_effort"] = effort
+    if api == "responses" and (effort is not None or reasoning.summary is not None):
+        summary = {"summary": reasoning.summary} if reasoning.summary else {}
+        effort_field = {"effort": out.pop("reasoning_effort")} if effort is not None else {}
+        out["reasoning"] = {**effort_field, **summary}
     if reasoning.send_back is not None:
         out["reasoning_send_back"] = reasoning.send_back
     return out
@@ -163,6 +186,11 @@ def _anthropic(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> di
         raise ConfigError(
             "reasoning.send_back: anthropic: the API refuses a tool result whose assistant "
             "turn lost its thinking blocks; they always go back"
+        )
+    if reasoning.summary is not None:
+        raise ConfigError(
+            "reasoning.summary: anthropic: not supported (its thinking blocks are summaries "
+            "already on Claude 4 models)"
         )
     budget = reasoning.budget_tokens
     if budget is not None:
@@ -247,6 +275,24 @@ def reasoning_parts(message: Mapping[str, Any]) -> list[dict[str, str]]:
             parts.append({"kind": "thinking", "text": _text(block.get("thinking", ""))})
         elif kind == "redacted_thinking":
             parts.append({"kind": "redacted_thinking", "text": "(redacted by the provider)"})
-        elif kind == "reasoning":  # LangChain's standard block
+        elif kind == "reasoning" and "reasoning" in block:  # LangChain's standard block
             parts.append({"kind": "reasoning", "text": _text(block.get("reasoning", ""))})
+        elif kind == "reasoning":  # a Responses API reasoning item
+            parts.extend(_reasoning_item(block))
     return parts
+
+
+def _item_texts(value: Any) -> list[str]:
+    items = value if isinstance(value, list) else []
+    return [str(i["text"]) for i in items if isinstance(i, Mapping) and i.get("text")]
+
+
+def _reasoning_item(block: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The readable parts of a Responses API reasoning item: its reasoning text (open
+    models' ``content``), its ``summary``; or a note when it carries neither (OpenAI's
+    own reasoning is encrypted, and summarised only when asked)."""
+    parts = [{"kind": "reasoning", "text": t} for t in _item_texts(block.get("content"))]
+    summary = _item_texts(block.get("summary"))
+    if summary:
+        parts.append({"kind": "summary", "text": "\n\n".join(summary)})
+    return parts or [{"kind": "encrypted_reasoning", "text": "(not shown by the provider)"}]
