@@ -19,6 +19,13 @@ What a reply's reasoning looks like, by provider:
   as input items (agentloop asks for ``encrypted_content`` and stores nothing at OpenAI).
 - Anthropic: ``thinking`` blocks (with their ``signature``) and ``redacted_thinking``
   blocks in the reply's content, sent back unchanged by langchain-anthropic.
+- Ollama: the message's ``thinking``, kept by langchain-ollama as ``reasoning_content`` in
+  ``additional_kwargs`` (agentloop keeps it whatever ``think`` says, see
+  ``_providers``) and sent back by it as the message's ``thinking``.
+- Gemini (``google_genai:``): thought summaries (``include_thoughts``) as ``thinking``
+  content blocks; each function call's thought signature in ``additional_kwargs``
+  (langchain-google-genai's ``__gemini_function_call_thought_signatures__``, by call id),
+  sent back with the call by langchain-google-genai.
 """
 
 from __future__ import annotations
@@ -212,6 +219,78 @@ def _anthropic(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> di
     return out
 
 
+_OLLAMA_EFFORTS = ("low", "medium", "high")
+
+
+def _ollama(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> dict[str, Any]:
+    """ChatOllama's ``reasoning`` (Ollama's ``think``): true or false, or an effort
+    (low, medium, high: gpt-oss). langchain-ollama sends each reply's thinking back (the
+    message's ``thinking``); Ollama hands it to the model's template."""
+    if reasoning.send_back is False:
+        raise ConfigError(
+            "reasoning.send_back: ollama: not supported (langchain-ollama sends each "
+            "reply's thinking back as the message's thinking)"
+        )
+    for name in ("budget_tokens", "summary"):
+        if getattr(reasoning, name) is not None:
+            raise ConfigError(f"reasoning.{name}: ollama: not supported (Ollama's think "
+                              f"takes true, false or an effort)")  # fmt: skip
+    effort = reasoning.effort
+    if effort is not None and effort != "none" and effort not in _OLLAMA_EFFORTS:
+        raise ConfigError(
+            f"reasoning.effort: ollama: one of none, {', '.join(_OLLAMA_EFFORTS)}, "
+            f"not {effort!r}"
+        )
+    if effort == "none" or reasoning.enabled is False:
+        return {"reasoning": False}
+    if effort is not None:
+        return {"reasoning": effort}
+    return {"reasoning": True} if reasoning.enabled else {}
+
+
+def _google(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> dict[str, Any]:
+    """ChatGoogleGenerativeAI's thinking: ``budget_tokens`` is ``thinking_budget``
+    (``enabled`` alone: -1, dynamic, or 0, off), ``effort`` is ``thinking_level``
+    (``reasoning_effort`` in langchain-google-genai), ``summary: auto`` is
+    ``include_thoughts`` (Gemini's thought summaries). The thought signatures of function
+    calls always go back (langchain-google-genai keeps them in the reply)."""
+    if reasoning.send_back is False:
+        raise ConfigError(
+            "reasoning.send_back: google_genai: not supported (Gemini needs each function "
+            "call's thought signature back; langchain-google-genai always sends it)"
+        )
+    if reasoning.effort is not None and reasoning.budget_tokens is not None:
+        raise ConfigError(
+            "reasoning.budget_tokens: google_genai: set effort (thinking_level) or "
+            "budget_tokens (thinking_budget), not both"
+        )
+    out: dict[str, Any] = {}
+    if reasoning.budget_tokens is not None:
+        out["thinking_budget"] = reasoning.budget_tokens
+    elif reasoning.enabled is not None and reasoning.effort is None:
+        out["thinking_budget"] = -1 if reasoning.enabled else 0
+    if reasoning.effort is not None:
+        if "reasoning_effort" not in getattr(cls, "model_fields", {}):
+            raise ConfigError(
+                "reasoning.effort: google_genai: the installed langchain-google-genai has "
+                "no thinking_level; upgrade it, or set budget_tokens"
+            )
+        out["reasoning_effort"] = _checked(
+            cls, "reasoning_effort", reasoning.effort, "effort", "google_genai"
+        )
+    if reasoning.summary is not None:
+        if reasoning.summary != "auto":
+            raise ConfigError(
+                f"reasoning.summary: google_genai: auto only (Gemini's thought summaries "
+                f"are on or off), not {reasoning.summary!r}"
+            )
+        out["include_thoughts"] = True
+    return out
+
+
+_MAPPINGS = {"anthropic": _anthropic, "google_genai": _google, "ollama": _ollama}
+
+
 def langchain_reasoning(
     reasoning: Reasoning | None, params: Mapping[str, Any], prefix: str, cls: type
 ) -> dict[str, Any]:
@@ -219,13 +298,15 @@ def langchain_reasoning(
 
     anthropic: ``budget_tokens`` becomes ``thinking={"type": "enabled", "budget_tokens":
     N}``, ``enabled`` alone ``{"type": "adaptive"}`` or ``{"type": "disabled"}``,
-    ``effort`` the model's ``effort``. Another provider takes ``effort`` when its class
-    has ``reasoning_effort``; the rest is an error naming the field.
+    ``effort`` the model's ``effort``. ollama: ``reasoning`` (``_ollama``). google_genai:
+    ``thinking_budget``, ``thinking_level``, ``include_thoughts`` (``_google``). Another
+    provider takes ``effort`` when its class has ``reasoning_effort``; the rest is an
+    error naming the field.
     """
     if reasoning is None:
         return {}
-    if prefix == "anthropic":
-        return _anthropic(reasoning, params, cls)
+    if prefix in _MAPPINGS:
+        return _MAPPINGS[prefix](reasoning, params, cls)
     fields = getattr(cls, "model_fields", {})
     out: dict[str, Any] = {}
     if reasoning.effort is not None and "reasoning_effort" in fields:
@@ -256,7 +337,8 @@ def _text(value: Any) -> str:
 
 def reasoning_parts(message: Mapping[str, Any]) -> list[dict[str, str]]:
     """The reasoning of one stored assistant message (see ``agentloop.engine._wire``), in
-    order: ``{"kind": "reasoning" | "thinking" | "redacted_thinking", "text": ...}``.
+    order: ``{"kind": "reasoning" | "thinking" | "redacted_thinking" | "summary" |
+    "encrypted_reasoning", "text": ...}``.
     Read from the LangChain fields the stored form keeps (``additional_kwargs`` and
     content blocks), or from a LangChain message dump."""
     extra = message.get("langchain") if "role" in message else message
