@@ -30,7 +30,11 @@ from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
 from agentloop.models._raw_completions import RawChatCompletions
 from agentloop.models._reasoning import REASONING_FIELDS, send_reasoning_back
-from agentloop.models._responses import has_function_results, without_reasoning_items
+from agentloop.models._responses import (
+    has_function_results,
+    read_response,
+    without_reasoning_items,
+)
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -160,11 +164,13 @@ class CompatChatOpenAI(ChatOpenAI):
         except that the reply is read here rather than handed to a thread and back (a
         thread hop per request costs more than the reading; the result is the same)."""
         payload = self._get_request_payload(messages, stop=stop, **kwargs)
-        if "response_format" in payload or self._use_responses_api(payload):
+        responses = self._use_responses_api(payload)  # agentloop.models._responses
+        if "response_format" in payload or (responses and kwargs.get("response_format")):
             return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        client = self.root_async_client.responses if responses else self.async_client
         raw_response = None
         try:
-            raw_response = await self.async_client.with_raw_response.create(**payload)
+            raw_response = await client.with_raw_response.create(**payload)
             response = raw_response.parse()
         except openai.BadRequestError as exc:
             _handle_openai_bad_request(exc)  # raises LangChain's error for it
@@ -180,6 +186,8 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.include_response_headers:
             generation_info["headers"] = dict(raw_response.headers)
         _add_gateway_metadata(generation_info, raw_response)
+        if responses:
+            return read_response(response, generation_info, self.output_version)
         return self._create_chat_result(response, generation_info)
 
     def mask_key(self, text: str) -> str:

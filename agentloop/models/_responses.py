@@ -20,6 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_core.outputs import ChatResult
+from langchain_core.utils._gateway import GATEWAY_METADATA_RESPONSE_KEY
+from langchain_openai.chat_models.base import _construct_lc_result_from_responses_api
+from openai.types.responses import Response
+
+from agentloop._tool_calls import NOT_OBJECT, read_call
 from agentloop.errors import ModelSpecError
 
 __all__ = [
@@ -27,6 +33,7 @@ __all__ = [
     "check_api",
     "check_responses_params",
     "has_function_results",
+    "read_response",
     "responses_arguments",
     "without_reasoning_items",
 ]
@@ -100,3 +107,40 @@ def without_reasoning_items(payload: dict[str, Any]) -> None:
         payload["input"] = [
             i for i in items if not (isinstance(i, Mapping) and i.get("type") == "reasoning")
         ]
+
+
+_UNREADABLE = "\x00"  # no JSON reader accepts it: langchain-openai makes the call invalid
+
+
+def read_response(
+    response: Response, generation_info: dict[str, Any], output_version: str | None
+) -> ChatResult:
+    """langchain-openai's reading of a response (``ChatOpenAI``'s own), except for function
+    calls whose arguments are JSON but not an object (``[1, 2]``, ``null``): LangChain
+    cannot build a reply holding them and fails the whole request; here, read by the one
+    reader of a call, they stay the model's malformed calls, answered like any other, and
+    go back as they were made."""
+    unusable: dict[str, tuple[str, str]] = {}
+    for item in response.output:
+        if item.type == "function_call":
+            problem = read_call({"name": item.name, "arguments": item.arguments}).problem
+            if problem == NOT_OBJECT:
+                unusable[item.call_id] = (item.arguments, problem)
+                item.arguments = _UNREADABLE
+    gateway = generation_info.pop(GATEWAY_METADATA_RESPONSE_KEY, None)
+    result = _construct_lc_result_from_responses_api(
+        response, metadata=generation_info, output_version=output_version
+    )
+    for generation in result.generations:
+        if gateway is not None:  # where langchain-openai puts it (not response_metadata)
+            generation.generation_info = {
+                **(generation.generation_info or {}), GATEWAY_METADATA_RESPONSE_KEY: gateway,
+            }
+        message: Any = generation.message
+        for call in getattr(message, "invalid_tool_calls", []):
+            if call.get("id") in unusable:
+                call["args"], call["error"] = unusable[call["id"]]
+        for block in message.content if isinstance(message.content, list) else []:
+            if isinstance(block, dict) and block.get("call_id") in unusable:
+                block["arguments"] = unusable[block["call_id"]][0]
+    return result

@@ -247,3 +247,25 @@ def test_the_preflight_asks_the_responses_api_when_there_is_no_listing(
     ping, sample = stub.requests
     assert ping["max_output_tokens"] == 16 and ping["input"] == "ping"
     assert sample["input"][0]["content"] == "What is 0 + 1?"
+
+
+@pytest.mark.parametrize("arguments", ["[1, 2]", "null", '{"a": 0, "b"'])
+def test_a_call_whose_arguments_are_not_an_object_is_answered_as_malformed(
+    stub: ResponsesStub, tmp_path: Path, arguments: str
+) -> None:
+    """langchain-openai fails the whole reply on ``[1, 2]`` or ``null``; here the call is
+    the model's malformed call: never run, answered with its error, sent back as made."""
+    stub.replies = [
+        response([reasoning_item("rs_1", ["hm"], "ENC=="), function_call("c0", "add", arguments)]),
+        response([message("1")]),
+    ]
+    config = _config(tmp_path, stub, n=1)
+    (line,) = read_results(_run(config))
+    assert line["status"] == "ok" and line["tool_calls_by_status"] == {"malformed": 1}
+    _, thought, asked, result = stub.requests[1]["input"]
+    assert thought["id"] == "rs_1"
+    assert asked["arguments"] == arguments and asked["call_id"] == "c0"
+    assert result["call_id"] == "c0" and result["output"].startswith("Error:")
+    assert "The tool was not run" in result["output"]
+    (recorded,) = line["trajectory"]["messages"][1]["langchain"]["invalid_tool_calls"]
+    assert recorded["args"] == arguments
