@@ -13,11 +13,16 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.cli._view_data import find_result, sample_detail
 from agentloop.engine import Trajectory
 from agentloop.models._providers import LangChainSource
 from tests.support.gemini_stub import GeminiStub, content, function_call, signature, thought
-from tests.support.harness import add_setup, read_results
+from tests.support.harness import (
+    add_setup,
+    read_results,
+    replayed,
+    run_once,
+    shown_reasoning,
+)
 
 pytest.importorskip("langchain_google_genai")
 
@@ -49,25 +54,13 @@ def stub() -> Iterator[GeminiStub]:
         yield server
 
 
-def _run(config: Path, *extra: str) -> Path:
-    out = config.parent / "runs"
-    before = set(out.iterdir()) if out.exists() else set()
-    assert main(["run", str(config), "--no-preflight", *extra]) == 0
-    (run_dir,) = set(out.iterdir()) - before
-    return run_dir
-
-
-def _assistant(line: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in line["trajectory"]["messages"] if m["role"] == "assistant"]
-
-
 def test_thought_signatures_go_back_and_thoughts_are_recorded(
     stub: GeminiStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = add_setup(tmp_path, n=2, model="google_genai:gemini-3-flash",
                        reasoning={"effort": "low", "summary": "auto"},
                        model_options={"base_url": stub.url})  # fmt: skip
-    run_dir = _run(config)
+    run_dir = run_once(config)
     lines = sorted(read_results(run_dir), key=lambda line: line["id"])
     assert [line["status"] for line in lines] == ["ok", "ok"]
     assert [line["scores"]["qa_f1_reward"]["score"] for line in lines] == [1.0, 1.0]
@@ -89,8 +82,7 @@ def test_thought_signatures_go_back_and_thoughts_are_recorded(
 
     first = lines[0]
     assert first["usage"]["reasoning_tokens"] == 10
-    detail = sample_detail(find_result(run_dir, "s0000"))
-    assert [m.get("reasoning") for m in detail["messages"] if m["role"] == "assistant"] == [
+    assert shown_reasoning(run_dir) == [
         [{"kind": "thinking", "text": "I add 0 and 1"}],
         [{"kind": "thinking", "text": "the tool said 1"}],
     ]
@@ -100,11 +92,9 @@ def test_thought_signatures_go_back_and_thoughts_are_recorded(
 
     # The recording keeps the signature: the replayed conversation, read back from its
     # results line and sent on to the server, carries it.
-    replayed = sorted(read_results(_run(config, "--model", f"replay:{run_dir}")),
-                      key=lambda line: line["id"])  # fmt: skip
+    again = replayed(config, run_dir)
     assert len(stub.requests) == 4
-    assert [_assistant(line) for line in replayed] == [_assistant(line) for line in lines]
-    history = Trajectory.model_validate(replayed[0]["trajectory"]).messages[:3]
+    history = Trajectory.model_validate(again[0]["trajectory"]).messages[:3]
 
     async def send_on() -> None:
         source = LangChainSource("google_genai", "gemini-3-flash", {}, {"base_url": stub.url})
@@ -132,7 +122,7 @@ def test_the_setting_is_geminis_thinking_config(
 ) -> None:
     config = add_setup(tmp_path, n=1, model="google_genai:gemini-2.5-flash", reasoning=reasoning,
                        model_options={"base_url": stub.url})  # fmt: skip
-    _run(config)
+    run_once(config)
     assert [b["generationConfig"]["thinkingConfig"] for b in stub.requests] == [wire, wire]
 
 

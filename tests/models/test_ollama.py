@@ -11,8 +11,14 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.cli._view_data import find_result, sample_detail
-from tests.support.harness import add_setup, read_results
+from tests.support.harness import (
+    add_setup,
+    assistant_messages,
+    read_results,
+    replayed,
+    run_once,
+    shown_reasoning,
+)
 from tests.support.ollama_stub import OllamaStub, chat_reply
 
 pytest.importorskip("langchain_ollama")
@@ -39,24 +45,12 @@ def stub() -> Iterator[OllamaStub]:
         yield server
 
 
-def _run(config: Path, *extra: str) -> Path:
-    out = config.parent / "runs"
-    before = set(out.iterdir()) if out.exists() else set()
-    assert main(["run", str(config), "--no-preflight", *extra]) == 0
-    (run_dir,) = set(out.iterdir()) - before
-    return run_dir
-
-
-def _assistant(line: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in line["trajectory"]["messages"] if m["role"] == "assistant"]
-
-
 def test_thinking_is_recorded_shown_and_sent_back(
     stub: OllamaStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = add_setup(tmp_path, n=2, model="ollama:qwen3", reasoning={"enabled": True},
                        model_options={"base_url": stub.url})  # fmt: skip
-    run_dir = _run(config)
+    run_dir = run_once(config)
     lines = sorted(read_results(run_dir), key=lambda line: line["id"])
     assert [line["status"] for line in lines] == ["ok", "ok"]
     assert [line["scores"]["qa_f1_reward"]["score"] for line in lines] == [1.0, 1.0]
@@ -69,10 +63,12 @@ def test_thinking_is_recorded_shown_and_sent_back(
         a = asked["tool_calls"][0]["function"]["arguments"]["a"]
         assert asked["thinking"] == f"I add {a} and 1 with the tool"
 
-    said = [m["langchain"]["additional_kwargs"]["reasoning_content"] for m in _assistant(lines[0])]
+    said = [
+        m["langchain"]["additional_kwargs"]["reasoning_content"]
+        for m in assistant_messages(lines[0])
+    ]
     assert said == ["I add 0 and 1 with the tool", "the tool said 1"]
-    detail = sample_detail(find_result(run_dir, "s0000"))
-    assert [m.get("reasoning") for m in detail["messages"] if m["role"] == "assistant"] == [
+    assert shown_reasoning(run_dir) == [
         [{"kind": "reasoning", "text": "I add 0 and 1 with the tool"}],
         [{"kind": "reasoning", "text": "the tool said 1"}],
     ]
@@ -81,10 +77,8 @@ def test_thinking_is_recorded_shown_and_sent_back(
     assert "reasoning: the tool said 1" in capsys.readouterr().out
 
     # A replay plays the recording back, thinking included, and sends nothing.
-    replayed = sorted(read_results(_run(config, "--model", f"replay:{run_dir}")),
-                      key=lambda line: line["id"])  # fmt: skip
+    replayed(config, run_dir)
     assert len(stub.requests) == 4
-    assert [_assistant(line) for line in replayed] == [_assistant(line) for line in lines]
 
 
 @pytest.mark.parametrize(
@@ -98,13 +92,15 @@ def test_the_setting_is_ollamas_think_and_thinking_is_always_kept(
     fields = {"reasoning": reasoning} if reasoning else {}
     config = add_setup(tmp_path, n=1, model="ollama:gpt-oss",
                        model_options={"base_url": stub.url}, **fields)  # fmt: skip
-    (line,) = read_results(_run(config))
+    (line,) = read_results(run_once(config))
     assert [body.get("think", "unset") for body in stub.requests] == [
         "unset" if think is None else think
     ] * 2
     # The thinking a reply carries is recorded whatever was asked (a model thinking by
     # default: langchain-ollama alone keeps it only when reasoning is on).
-    said = [m["langchain"]["additional_kwargs"]["reasoning_content"] for m in _assistant(line)]
+    said = [
+        m["langchain"]["additional_kwargs"]["reasoning_content"] for m in assistant_messages(line)
+    ]
     assert said == ["I add 0 and 1 with the tool", "the tool said 1"]
 
 

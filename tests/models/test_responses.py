@@ -12,8 +12,14 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.cli._view_data import find_result, sample_detail
-from tests.support.harness import add_setup, read_results
+from tests.support.harness import (
+    add_setup,
+    assistant_messages,
+    read_results,
+    replayed,
+    run_once,
+    shown_reasoning,
+)
 from tests.support.responses_stub import (
     ResponsesStub,
     function_call,
@@ -52,28 +58,16 @@ def stub() -> Iterator[ResponsesStub]:
         yield server
 
 
-def _run(config: Path, *extra: str, code: int = 0) -> Path:
-    out = config.parent / "runs"
-    before = set(out.iterdir()) if out.exists() else set()
-    assert main(["run", str(config), "--no-preflight", *extra]) == code
-    (run_dir,) = set(out.iterdir()) - before
-    return run_dir
-
-
 def _config(tmp_path: Path, stub: ResponsesStub, n: int = 2, **fields: Any) -> Path:
     options = {"base_url": stub.url, "api": "responses", **fields.pop("model_options", {})}
     return add_setup(tmp_path, n=n, model="openai:stub-model", model_options=options, **fields)
-
-
-def _assistant(line: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in line["trajectory"]["messages"] if m["role"] == "assistant"]
 
 
 def test_reasoning_items_are_recorded_counted_and_sent_back_with_tool_results(
     stub: ResponsesStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _config(tmp_path, stub, reasoning={"effort": "high", "summary": "auto"})
-    run_dir = _run(config)
+    run_dir = run_once(config)
     lines = sorted(read_results(run_dir), key=lambda line: line["id"])
     assert [line["status"] for line in lines] == ["ok", "ok"]
     assert [line["scores"]["qa_f1_reward"]["score"] for line in lines] == [1.0, 1.0]
@@ -103,7 +97,7 @@ def test_reasoning_items_are_recorded_counted_and_sent_back_with_tool_results(
 
     # Recorded: the reasoning items among the content blocks, in the server's order.
     first = lines[0]
-    blocks = [m["langchain"]["content"] for m in _assistant(first)]
+    blocks = [m["langchain"]["content"] for m in assistant_messages(first)]
     assert [b["type"] for b in blocks[0]] == ["reasoning", "function_call"]
     assert blocks[0][0]["encrypted_content"] == "ENC-A0=="
     assert [b["type"] for b in blocks[1]] == ["reasoning", "text"]
@@ -112,8 +106,7 @@ def test_reasoning_items_are_recorded_counted_and_sent_back_with_tool_results(
     assert first["usage"]["reasoning_tokens"] == 12 and first["usage"]["output_tokens"] == 40
 
     # Shown: the summary, in show and the viewer's sample data.
-    detail = sample_detail(find_result(run_dir, "s0000"))
-    assert [m.get("reasoning") for m in detail["messages"] if m["role"] == "assistant"] == [
+    assert shown_reasoning(run_dir) == [
         [{"kind": "summary", "text": "I add 0 and 1\n\nwith the tool"}],
         [{"kind": "summary", "text": "the tool said 1"}],
     ]
@@ -123,37 +116,34 @@ def test_reasoning_items_are_recorded_counted_and_sent_back_with_tool_results(
     assert "I add 0 and 1" in out and "the tool said 1" in out
 
     # A replay reproduces the recording offline, reasoning items included.
-    replayed = sorted(read_results(_run(config, "--model", f"replay:{run_dir}")),
-                      key=lambda line: line["id"])  # fmt: skip
+    replayed(config, run_dir)
     assert len(stub.requests) == 4
-    for was, now in zip(lines, replayed, strict=True):
-        assert now["status"] == "ok" and _assistant(now) == _assistant(was)
 
 
 def test_send_back_false_leaves_the_reasoning_items_out(
     stub: ResponsesStub, tmp_path: Path
 ) -> None:
     config = _config(tmp_path, stub, n=1, reasoning={"send_back": False})
-    (line,) = read_results(_run(config))
+    (line,) = read_results(run_once(config))
     first, follow_up = stub.requests
     assert "reasoning" not in first  # nothing asked for: the model's default
     assert [i.get("type") for i in follow_up["input"]] == [
         "message", "function_call", "function_call_output",
     ]  # fmt: skip
-    assert _assistant(line)[0]["langchain"]["content"][0]["id"] == "rs_a0"  # still recorded
+    assert assistant_messages(line)[0]["langchain"]["content"][0]["id"] == "rs_a0"  # still recorded
 
 
 def test_the_api_is_part_of_the_cache_key_the_resume_check_and_the_replay(
     stub: ResponsesStub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _config(tmp_path, stub, n=1, cache=str(tmp_path / "cache"))
-    run_dir = _run(config)
-    _run(config)
+    run_dir = run_once(config)
+    run_once(config)
     assert len(stub.paths) == 2  # the rerun came from the cache
 
     # Through the chat API the same conversation is another request: a cache miss,
     # sent to /chat/completions (which this stub does not serve: the sample errs).
-    chat = _run(config, "--set", "model_options.api=chat_completions")
+    chat = run_once(config, "--set", "model_options.api=chat_completions")
     assert stub.paths[2:] == ["/v1/chat/completions"]
     (line,) = read_results(chat)
     assert line["status"] == "error"
@@ -163,7 +153,7 @@ def test_the_api_is_part_of_the_cache_key_the_resume_check_and_the_replay(
                  "--resume", str(run_dir)]) == 2  # fmt: skip
     assert "the config differs from the run's in: model_options" in capsys.readouterr().err
 
-    replayed = _run(config, "--model", f"replay:{run_dir}", "--set", "cache=false",
+    replayed = run_once(config, "--model", f"replay:{run_dir}", "--set", "cache=false",
                     "--set", "model_options.api=chat_completions")  # fmt: skip
     (line,) = read_results(replayed)
     assert line["status"] == "error"
@@ -179,7 +169,7 @@ def test_the_chat_api_stays_the_default_whatever_the_model_name(tmp_path: Path) 
         chat.push(reply("1"))
         config = add_setup(tmp_path, n=1, model="openai:gpt-5-codex", max_rounds=0,
                            model_options={"base_url": chat.url})  # fmt: skip
-        _run(config)
+        run_once(config)
     assert len(chat.requests) == 1 and "messages" in chat.requests[0]
 
 
@@ -260,7 +250,7 @@ def test_a_call_whose_arguments_are_not_an_object_is_answered_as_malformed(
         response([message("1")]),
     ]
     config = _config(tmp_path, stub, n=1)
-    (line,) = read_results(_run(config))
+    (line,) = read_results(run_once(config))
     assert line["status"] == "ok" and line["tool_calls_by_status"] == {"malformed": 1}
     _, thought, asked, result = stub.requests[1]["input"]
     assert thought["id"] == "rs_1"

@@ -6,11 +6,11 @@ body; every request is recorded with its path."""
 from __future__ import annotations
 
 import base64
-import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, read_json, send_json
 
 
 def signature(text: str) -> str:
@@ -43,7 +43,7 @@ def content(parts: list[dict[str, Any]], thoughts_tokens: int = 0) -> dict[str, 
     }  # fmt: skip
 
 
-class GeminiStub:
+class GeminiStub(LoopbackServer):
     """``POST .../models/{model}:generateContent`` answered by ``handler(body)``."""
 
     def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
@@ -54,38 +54,18 @@ class GeminiStub:
         lock = threading.Lock()
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = read_json(self)
                 with lock:
                     stub.paths.append(self.path)
                     stub.requests.append(body)
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if self.path.split("?")[0].endswith(":generateContent"):
-                    status, answer = 200, stub.handler(body)
+                    send_json(self, 200, stub.handler(body))
                 else:
-                    status, answer = 404, {"error": {"code": 404, "message": "no route",
-                                                     "status": "NOT_FOUND"}}  # fmt: skip
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                    error = {"code": 404, "message": "no route", "status": "NOT_FOUND"}
+                    send_json(self, 404, {"error": error})
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def __enter__(self) -> GeminiStub:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = self.origin

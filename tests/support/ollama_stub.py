@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, read_json, send_bytes, send_json
 
 
 def chat_reply(
@@ -40,7 +41,7 @@ def _chunk(message: dict[str, Any], done: bool) -> dict[str, Any]:
     return chunk
 
 
-class OllamaStub:
+class OllamaStub(LoopbackServer):
     """``POST /api/chat`` answered by ``handler(body)`` (message parts, see ``chat_reply``)."""
 
     def __init__(self, handler: Callable[[dict[str, Any]], list[dict[str, Any]]]) -> None:
@@ -49,39 +50,18 @@ class OllamaStub:
         lock = threading.Lock()
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.path != "/api/chat":
-                    self.send_response(404)
-                    self.end_headers()
-                    return
+                body = read_json(self)
+                if self.path != "/api/chat" or body.get("stream") is not True:
+                    send_json(self, 404, {"error": f"no route {self.path} (or not streamed)"})
+                    return  # ChatOllama always streams
                 with lock:
                     stub.requests.append(body)
-                if body.get("stream") is not True:  # ChatOllama always streams
-                    self.send_response(400)
-                    self.end_headers()
-                    return
                 chunks = [_chunk(p, False) for p in stub.handler(body)]
                 chunks.append(_chunk({"role": "assistant", "content": ""}, True))
                 data = b"".join(json.dumps(c).encode() + b"\n" for c in chunks)
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-ndjson")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_bytes(self, 200, data, "application/x-ndjson")
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def __enter__(self) -> OllamaStub:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = self.origin

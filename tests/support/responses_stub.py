@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, read_json, send_json
 
 
 def reasoning_item(
@@ -56,7 +57,7 @@ def response(
     }  # fmt: skip
 
 
-class ResponsesStub:
+class ResponsesStub(LoopbackServer):
     """``POST /v1/responses`` answered from ``replies`` (in order), else by ``handler``."""
 
     def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
@@ -71,48 +72,28 @@ class ResponsesStub:
         lock = threading.Lock()
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def _send(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models") and stub.lists_models:
                     listing = [{"id": "stub-model", "object": "model"}]
-                    self._send(200, {"object": "list", "data": listing})
+                    send_json(self, 200, {"object": "list", "data": listing})
                 else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    send_json(self, 404, {"error": {"message": f"no route {self.path}"}})
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                body = read_json(self)
                 with lock:
                     stub.paths.append(self.path)
                 if not self.path.rstrip("/").endswith("/responses"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    send_json(self, 404, {"error": {"message": f"no route {self.path}"}})
                     return
                 with lock:
                     stub.requests.append(body)
                     queued = stub.replies.pop(0) if stub.replies else None
                 if queued is None and stub.handler is None:
-                    self._send(400, {"error": {"message": "stub script exhausted"}})
+                    send_json(self, 400, {"error": {"message": "stub script exhausted"}})
                     return
-                self._send(200, queued if queued is not None else stub.handler(body))  # type: ignore[misc]
+                send_json(self, 200, queued if queued is not None else stub.handler(body))  # type: ignore[misc]
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-
-    def __enter__(self) -> ResponsesStub:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = f"{self.origin}/v1"
