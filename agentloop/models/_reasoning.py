@@ -81,10 +81,12 @@ class Reasoning(BaseModel):
     1024 and below ``max_tokens``)."""
     send_back: bool | None = None
     """Send each assistant message's reasoning back with the conversation (unset: the
-    provider's default, true for openai:, local:, deepseek: and anthropic:)."""
+    provider's default, true for openai:, local:, deepseek:, anthropic:, google_genai:
+    and ollama:)."""
     summary: Summary | None = None
-    """A summary of the reasoning, for the record (OpenAI's Responses API only:
-    ``reasoning.summary``; OpenAI returns none unless asked)."""
+    """Ask for a summary of the reasoning, for the record (openai: with the Responses API
+    only, ``reasoning.summary``; google_genai: ``auto``, its thought summaries). Neither
+    returns one unless asked."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Reasoning:
@@ -138,8 +140,8 @@ def openai_reasoning(
         return {}
     if reasoning.summary is not None and api != "responses":
         raise ConfigError(
-            f"reasoning.summary: {provider}: only OpenAI's Responses API returns reasoning "
-            f"summaries (model_options: {{api: responses}})"
+            f"reasoning.summary: {provider}: the chat completions API returns no reasoning "
+            f"summaries (OpenAI's Responses API does: model_options: {{api: responses}})"
         )
     if reasoning.budget_tokens is not None:
         raise ConfigError(

@@ -189,7 +189,7 @@ def test_the_chat_api_stays_the_default_whatever_the_model_name(tmp_path: Path) 
         ({"model_options": {"api": "responses"}, "reasoning": {"budget_tokens": 2048}},
          "reasoning.budget_tokens: openai: OpenAI-compatible servers take an effort"),
         ({"reasoning": {"summary": "auto"}},
-         "reasoning.summary: openai: only OpenAI's Responses API returns reasoning summaries"),
+         "reasoning.summary: openai: the chat completions API returns no reasoning summaries"),
         ({"reasoning": {"summary": "long"}}, "reasoning.summary: Input should be"),
     ],
 )
