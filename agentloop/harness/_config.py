@@ -110,9 +110,10 @@ class EvalConfig(BaseModel):
     model_params: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters sent with each request (temperature, max_tokens, seed, ...)."""
     reasoning: Reasoning | None = None
-    """Reasoning models: ``{enabled, effort, budget_tokens, send_back}``, mapped onto the
-    provider's own parameters (openai: ``reasoning_effort``; anthropic: ``thinking`` and
-    ``effort``); a part the provider cannot take is an error."""
+    """Reasoning models: ``{enabled, effort, budget_tokens, send_back, summary}``, mapped
+    onto the provider's own parameters (openai: ``reasoning_effort``, or ``reasoning`` with
+    ``model_options.api: responses``; anthropic: ``thinking`` and ``effort``); a part the
+    provider cannot take is an error."""
     model_options: dict[str, Any] = Field(default_factory=dict)
     """Connection options for the provider (base_url, api_key_env, max_retries,
     request_timeout, latency for scripted models, replay_tools, ...)."""

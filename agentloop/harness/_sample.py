@@ -143,8 +143,9 @@ def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, A
     if key not in p.requests:
         cfg = p.config
         p.requests[key] = request_signature(
-            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.request_params()
-        )
+            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.request_params(),
+            cfg.model_options.get("api"),
+        )  # fmt: skip
     return p.requests[key]
 
 

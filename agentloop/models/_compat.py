@@ -30,6 +30,11 @@ from agentloop._tool_calls import call_fields, split_calls, strict_problem
 from agentloop.models._endpoint import display_url
 from agentloop.models._raw_completions import RawChatCompletions
 from agentloop.models._reasoning import REASONING_FIELDS, send_reasoning_back
+from agentloop.models._responses import (
+    has_function_results,
+    read_response,
+    without_reasoning_items,
+)
 
 __all__ = ["FOLLOWUP_TOOL_CHOICES", "CompatChatOpenAI", "FollowupToolChoice"]
 
@@ -69,8 +74,8 @@ class CompatChatOpenAI(ChatOpenAI):
     """Send each assistant message's reasoning back in the field the server returned it in
     (``reasoning_content`` or ``reasoning``): DeepSeek's thinking mode answers HTTP 400 to
     a follow-up of a tool call without it; false for servers that refuse the field (Groq:
-    "property 'reasoning_content' is unsupported"). Replies keep their reasoning
-    (``additional_kwargs``) either way."""
+    "property 'reasoning_content' is unsupported"). Through the Responses API: the reply's
+    reasoning items, among the input items. Replies keep their reasoning either way."""
     max_concurrent_requests: int | None = None
     """Requests in flight at once through this client (None: no limit); requests wait
     their turn before the clock of ``request_timeout`` starts."""
@@ -159,11 +164,13 @@ class CompatChatOpenAI(ChatOpenAI):
         except that the reply is read here rather than handed to a thread and back (a
         thread hop per request costs more than the reading; the result is the same)."""
         payload = self._get_request_payload(messages, stop=stop, **kwargs)
-        if "response_format" in payload or self._use_responses_api(payload):
+        responses = self._use_responses_api(payload)  # agentloop.models._responses
+        if "response_format" in payload or (responses and kwargs.get("response_format")):
             return await super()._agenerate(messages, stop, run_manager, **kwargs)
+        client = self.root_async_client.responses if responses else self.async_client
         raw_response = None
         try:
-            raw_response = await self.async_client.with_raw_response.create(**payload)
+            raw_response = await client.with_raw_response.create(**payload)
             response = raw_response.parse()
         except openai.BadRequestError as exc:
             _handle_openai_bad_request(exc)  # raises LangChain's error for it
@@ -179,6 +186,8 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.include_response_headers:
             generation_info["headers"] = dict(raw_response.headers)
         _add_gateway_metadata(generation_info, raw_response)
+        if responses:
+            return read_response(response, generation_info, self.output_version)
         return self._create_chat_result(response, generation_info)
 
     def mask_key(self, text: str) -> str:
@@ -278,6 +287,10 @@ class CompatChatOpenAI(ChatOpenAI):
         if self.reasoning_send_back and messages:  # the reasoning LangChain dropped
             send_reasoning_back(self._convert_input(input_).to_messages(), messages)
         has_tool_results = any(m.get("role") == "tool" for m in messages)
+        if "input" in payload:  # the Responses API (agentloop.models._responses)
+            has_tool_results = has_function_results(payload)
+            if not self.reasoning_send_back:
+                without_reasoning_items(payload)
         if self.empty_content_for_tool_calls:
             for message in messages:
                 if message.get("role") == "assistant" and message.get("content") is None:

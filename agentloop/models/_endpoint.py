@@ -25,6 +25,10 @@ __all__ = ["check_endpoint", "display_url"]
 _LISTING_TIMEOUT_S = 30.0  # the listing is cheap: a server that takes longer is not well
 _REFUSED = frozenset({401, 403, 404})
 _SKIP = "--no-preflight or preflight: false skips this check"
+_TEST_REQUEST = {
+    "chat_completions": "a 1-token chat completion",
+    "responses": "a 16-token response",
+}
 
 
 def display_url(url: str) -> str:
@@ -48,9 +52,12 @@ async def check_endpoint(
     *,
     max_tokens_field: str = "max_completion_tokens",
     mask: Callable[[str], str] = str,
+    api: str = "chat_completions",
 ) -> None:
     """Raise a one-line ``ModelSpecError`` naming ``endpoint`` when ``model`` cannot be
-    reached there (see the module doc); ``mask`` hides the key in a server's message."""
+    reached there (see the module doc); ``mask`` hides the key in a server's message.
+    With ``api="responses"`` the test request is a Responses API request (16 tokens, its
+    least)."""
     where = f"the openai:{model} endpoint {endpoint}"
     timeout = client.timeout if isinstance(client.timeout, (int, float)) else None
     listing = min(timeout or _LISTING_TIMEOUT_S, _LISTING_TIMEOUT_S)
@@ -61,7 +68,9 @@ async def check_endpoint(
         except openai.APIStatusError:
             pass  # reachable, but no listing for us: one chat request decides
         ping: list[ChatCompletionMessageParam] = [{"role": "user", "content": "ping"}]
-        if max_tokens_field == "max_tokens":  # servers that only read the legacy field
+        if api == "responses":
+            await client.responses.create(model=model, input="ping", max_output_tokens=16)
+        elif max_tokens_field == "max_tokens":  # servers that only read the legacy field
             await client.chat.completions.create(model=model, messages=ping, max_tokens=1)
         else:
             await client.chat.completions.create(
@@ -75,6 +84,6 @@ async def check_endpoint(
     except openai.APIStatusError as exc:
         if exc.status_code in _REFUSED:
             raise ModelSpecError(
-                f"{where} refused a test request (a 1-token chat completion): HTTP "
+                f"{where} refused a test request ({_TEST_REQUEST[api]}): HTTP "
                 f"{exc.status_code}: {_server_message(exc, mask)} ({_SKIP})"
             ) from None

@@ -32,6 +32,7 @@ from agentloop.models._base import (
 from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
 from agentloop.models._endpoint import check_endpoint, display_url
 from agentloop.models._reasoning import openai_reasoning, split_reasoning
+from agentloop.models._responses import check_api, check_responses_params, responses_arguments
 
 __all__ = [
     "SAMPLING_PARAMS",
@@ -55,7 +56,7 @@ CONNECTION_OPTIONS: dict[str, Any] = {
     "tool_results_as_user": False,
     "required_as_named": False,
 }
-OPENAI_OPTIONS = frozenset({"base_url", "api_key_env", *CONNECTION_OPTIONS})
+OPENAI_OPTIONS = frozenset({"base_url", "api_key_env", "api", *CONNECTION_OPTIONS})
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -131,11 +132,15 @@ def _param_type(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def check_params(params: dict[str, Any], provider: str = "openai") -> dict[str, Any]:
+def check_params(
+    params: dict[str, Any], provider: str = "openai", api: str = "chat_completions"
+) -> dict[str, Any]:
     """Sampling params, validated by name (server-specific ones belong in extra_body) and
     by type, as the client would, so that a wrong one fails before anything starts; the
     ``reasoning`` setting becomes ``CompatChatOpenAI``'s arguments (``_reasoning``)."""
     check_param_names(params)
+    if api == "responses":
+        check_responses_params(params)
     reasoning, params = split_reasoning(params)
     if "extra_body" in params and not isinstance(params["extra_body"], dict):
         raise ModelSpecError("sampling param extra_body must be a mapping")
@@ -145,7 +150,7 @@ def check_params(params: dict[str, Any], provider: str = "openai") -> dict[str, 
         except ValidationError as exc:
             reasons = dict.fromkeys(str(e["msg"]) for e in exc.errors())
             raise ModelSpecError(f"model_params.{name}: {'; '.join(reasons)}") from None
-    return {**params, **openai_reasoning(reasoning, params, provider)}
+    return {**params, **openai_reasoning(reasoning, params, provider, api)}
 
 
 def build_chat_openai(
@@ -157,8 +162,10 @@ def build_chat_openai(
     api_key: str,
     http_client: openai.DefaultAsyncHttpxClient,
     provider: str = "openai",
+    api: str = "chat_completions",
 ) -> CompatChatOpenAI:
-    """A ``CompatChatOpenAI`` that never retries on its own (the engine does)."""
+    """A ``CompatChatOpenAI`` that never retries on its own (the engine does), talking to
+    ``api`` (``agentloop.models._responses``)."""
     return CompatChatOpenAI(
         model=model,
         base_url=base_url,
@@ -172,7 +179,8 @@ def build_chat_openai(
         max_concurrent_requests=options["max_concurrent_requests"],
         tool_results_as_user=options["tool_results_as_user"],
         required_as_named=options["required_as_named"],
-        **check_params(params, provider),
+        **responses_arguments(api),
+        **check_params(params, provider, api),
     )
 
 
@@ -183,7 +191,8 @@ class OpenAISource(ModelSource):
         self, model: str, params: dict[str, Any], options: dict[str, Any], *, dotenv: str = ".env"
     ) -> None:
         options = check_options(options, OPENAI_OPTIONS, CONNECTION_OPTIONS, "openai")
-        check_params(params)  # before the connection pool is made
+        api = check_api(options)
+        check_params(params, api=api)  # before the connection pool is made
         env = read_dotenv(dotenv)
         key_var = options.get("api_key_env", "OPENAI_API_KEY")
         if not isinstance(key_var, str) or not key_var:
@@ -207,10 +216,12 @@ class OpenAISource(ModelSource):
         self.base_url = base_url
         self.endpoint = display_url(base_url)
         self.retry_policy = retry_policy_from(options)
+        self.api = api
         self._http = openai.DefaultAsyncHttpxClient()
         self.model = build_chat_openai(
-            model, params, options, base_url=base_url, api_key=key, http_client=self._http
-        )
+            model, params, options, base_url=base_url, api_key=key, http_client=self._http,
+            api=api,
+        )  # fmt: skip
 
     def for_sample(self, sample_id: str, epoch: int) -> CompatChatOpenAI:
         return self.model
@@ -224,6 +235,7 @@ class OpenAISource(ModelSource):
             display_url(self.base_url),
             max_tokens_field=self.model.max_tokens_field,
             mask=self.model.mask_key,
+            api=self.api,
         )
 
     async def aclose(self) -> None:

@@ -65,6 +65,15 @@ OPTIONS: dict[str, Any] = {
 }
 
 
+# How a request asks for one token, where the call does not take ``max_tokens`` (ChatOllama
+# and ChatGoogleGenerativeAI pass unknown arguments on to their clients, which refuse them).
+_MAX_1: dict[str, Any] = {"max_tokens": 1}
+_ONE_TOKEN: dict[str, dict[str, Any]] = {
+    "google_genai": {"max_output_tokens": 1},
+    "ollama": {"options": {"num_predict": 1}},
+}
+
+
 def _class(prefix: str) -> type[BaseChatModel]:
     module_name, class_name, _ = PROVIDERS[prefix]
     if importlib.util.find_spec(module_name) is None:
@@ -88,6 +97,46 @@ def _sending_reasoning_back(cls: type[BaseChatModel]) -> type[BaseChatModel]:
         return payload
 
     namespace = {"_get_request_payload": _get_request_payload, "__module__": __name__}
+    return type(cls.__name__, (cls,), namespace)
+
+
+class _Think:
+    """ChatOllama's ``reasoning`` argument, made truthy: langchain-ollama keeps a reply's
+    ``thinking`` only when ``reasoning`` is truthy, so a model that thinks by default (or
+    despite ``think: false``) would lose it; wrapped, the thinking is kept whatever
+    Ollama's ``think`` says, and ``value`` is what goes on the wire."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@functools.cache
+def _keeping_thinking(cls: type[BaseChatModel]) -> type[BaseChatModel]:
+    """A subclass of ChatOllama whose replies keep the thinking Ollama returns
+    (``additional_kwargs["reasoning_content"]``, as langchain-ollama names it)."""
+
+    def _aiterate_over_stream(self: Any, messages: Any, stop: Any = None, **kwargs: Any) -> Any:
+        kwargs["reasoning"] = _Think(kwargs.get("reasoning", self.reasoning))
+        return cls._aiterate_over_stream(self, messages, stop, **kwargs)  # type: ignore[attr-defined]
+
+    def _iterate_over_stream(self: Any, messages: Any, stop: Any = None, **kwargs: Any) -> Any:
+        kwargs["reasoning"] = _Think(kwargs.get("reasoning", self.reasoning))
+        return cls._iterate_over_stream(self, messages, stop, **kwargs)  # type: ignore[attr-defined]
+
+    def _chat_params(self: Any, messages: Any, stop: Any = None, **kwargs: Any) -> Any:
+        if isinstance(kwargs.get("reasoning"), _Think):
+            kwargs["reasoning"] = kwargs["reasoning"].value
+        return cls._chat_params(self, messages, stop, **kwargs)  # type: ignore[attr-defined]
+
+    namespace = {
+        "_aiterate_over_stream": _aiterate_over_stream,
+        "_iterate_over_stream": _iterate_over_stream,
+        "_chat_params": _chat_params,
+        "__module__": __name__,
+    }
     return type(cls.__name__, (cls,), namespace)
 
 
@@ -120,6 +169,8 @@ class LangChainSource(ModelSource):
         sends_back = reasoning is None or reasoning.send_back is not False
         if prefix in SENDS_REASONING_BACK and sends_back:
             cls = _sending_reasoning_back(cls)
+        if prefix == "ollama":
+            cls = _keeping_thinking(cls)
         # Names first (a typo must not reach model_kwargs and the wire), then values.
         wrong = sorted(p for p in params if p not in SAMPLING_PARAMS or p not in accepted)
         if wrong:
@@ -165,6 +216,9 @@ class LangChainSource(ModelSource):
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
+        close = getattr(self.model, "aclose", None)  # ChatGoogleGenerativeAI's own clients
+        if callable(close):
+            await close()
 
     async def preflight(self) -> None:
         """One 1-token request: a refused key or an unreachable endpoint is a one-line
@@ -175,7 +229,7 @@ class LangChainSource(ModelSource):
             # A thinking budget must be below max_tokens: the 1-token request thinks not.
             model = model.model_copy(update={"thinking": {"type": "disabled"}})
         try:
-            await model.ainvoke([HumanMessage("ping")], max_tokens=1)
+            await model.ainvoke([HumanMessage("ping")], **_ONE_TOKEN.get(self.prefix, _MAX_1))
         except Exception as exc:
             if is_transient(exc) and not _is_connection(exc):
                 return

@@ -30,6 +30,7 @@ from agentloop.engine import (
     split_tools,
 )
 from agentloop.errors import ModelSpecError
+from agentloop.models._responses import APIS
 
 __all__ = [
     "Recording",
@@ -70,19 +71,22 @@ def request_signature(
     tool_choice: str | dict[str, Any] | None = None,
     parallel_tool_calls: bool = True,
     params: dict[str, Any] | None = None,
+    api: str | None = None,
 ) -> dict[str, Any]:
-    """What a sample's requests carry besides messages; stored per results line.
+    """What a sample's requests carry besides messages; stored per results line; with
+    ``api`` when the config names the API (``model_options.api``, ``_responses``).
 
     The replay model computes the same from what it is bound with and compares.
     """
     schemas = tool_schemas(tools)
-    return {
+    signature = {
         "tools": [s.get("function", {}).get("name") for s in schemas],
         "tools_sha256": _digest(schemas),
         "tool_choice": tool_choice,
         "parallel_tool_calls": parallel_tool_calls,
         "params": json.loads(_canonical(params or {})),
     }
+    return signature if api is None else {**signature, "api": api}
 
 
 class ReplayedTransientError(Exception):
@@ -256,4 +260,7 @@ def signature_difference(recorded: dict[str, Any], actual: dict[str, Any]) -> st
         if recorded.get(key) != actual.get(key):
             was, now = short(recorded.get(key)), short(actual.get(key))
             return f"{key} differs: recorded {was}, now {now}"
+    was, now = (s.get("api") or APIS[0] for s in (recorded, actual))
+    if was != now:
+        return f"api differs: recorded {short(was)}, now {short(now)}"
     return None

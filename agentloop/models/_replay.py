@@ -88,6 +88,7 @@ class ReplayChatModel(BaseChatModel):
     """Which side of a recorded conversation this model plays (``user``: the simulated user)."""
     _recording: Recording | None = PrivateAttr(default=None)
     _params: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _api: str | None = PrivateAttr(default=None)
     _state: _SampleState = PrivateAttr(default_factory=_SampleState)
     _report: Callable[[str], None] | None = PrivateAttr(default=None)
     _cursor: int = PrivateAttr(default=0)
@@ -144,6 +145,7 @@ class ReplayChatModel(BaseChatModel):
                 kwargs.get("tool_choice"),
                 kwargs.get("parallel_tool_calls", True),
                 self._params,
+                self._api,
             )
             differs = signature_difference(expected, actual)
             if differs:
@@ -210,6 +212,8 @@ class ReplaySource(ModelSource):
         self.path = path
         self.live_tools = mode == "live"
         self.params = dict(params)
+        self.api: str | None = options.get("api")
+        """The config's ``model_options.api``, compared with the recorded one."""
         self.recordings = load_recordings(path)
         self.mismatches: list[str] = []
         """Every mismatch raised, in order (also raised into the sample)."""
@@ -234,6 +238,7 @@ class ReplaySource(ModelSource):
         model = ReplayChatModel(sample_id=sample_id, epoch=epoch, side=side)
         model._recording = self.recordings.get((sample_id, epoch))
         model._params = self.params
+        model._api = self.api if side == "agent" else None
         model._state = self._state(sample_id, epoch, fresh=True)
         model._report = self.mismatches.append
         return model

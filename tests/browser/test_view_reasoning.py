@@ -54,3 +54,47 @@ def test_each_assistant_message_has_its_reasoning_folded(
     assert page.locator(".bubble.user details.reasoning").count() == 0
     assert errors == []
     page.close()
+
+
+def _responses_run(tmp: Path) -> Path:
+    from tests.support.responses_stub import (
+        ResponsesStub,
+        function_call,
+        message,
+        reasoning_item,
+        response,
+    )
+
+    with ResponsesStub() as stub:
+        stub.replies = [
+            response([reasoning_item("rs_1", ["I add 0 and 1."], "ENC=="),
+                      function_call("c0", "add", {"a": 0, "b": 1})]),
+            response([reasoning_item("rs_2", [], "ENC2=="), message("1")]),
+        ]  # fmt: skip
+        config = add_setup(tmp, n=1, model="openai:stub-model", preflight=False,
+                           model_options={"base_url": stub.url, "api": "responses"})  # fmt: skip
+        assert main(["run", str(config)]) == 0
+    return only_run_dir(tmp / "runs")
+
+
+def test_responses_api_reasoning_items_are_folded_too(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with ThreadPoolExecutor(1) as pool:
+        run_dir = pool.submit(_responses_run, tmp_path).result()
+    page = browser.new_page()
+    page.goto(write_report([run_dir]).path.resolve().as_uri() + "#sample=s0000")
+    page.wait_for_selector("#sample-view .sample[data-id='s0000']")
+    blocks = page.locator(".bubble.assistant details.reasoning")
+    assert blocks.count() == 2
+    for index in range(2):
+        blocks.nth(index).locator("summary").click()
+    assert blocks.nth(0).locator("summary").text_content().startswith("summary ·")
+    assert blocks.nth(0).locator("pre").text_content() == "I add 0 and 1."
+    assert blocks.nth(1).locator("summary").text_content().startswith("encrypted reasoning ·")
+    assert blocks.nth(1).locator("pre").text_content() == "(not shown by the provider)"
+    # The answer is shown as its text, not as the reply's content blocks.
+    answer = page.locator(".bubble.assistant").nth(1).text_content()
+    assert "ENC2==" not in answer and "rs_2" not in answer and answer.rstrip().endswith("1")
+    page.close()

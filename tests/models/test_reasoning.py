@@ -14,7 +14,13 @@ import yaml
 from agentloop.cli._commands import main
 from agentloop.cli._view_data import find_result, sample_detail
 from tests.support.anthropic_stub import AnthropicStub, redacted_thinking, text, thinking, tool_use
-from tests.support.harness import add_setup, read_results, write_config
+from tests.support.harness import (
+    add_setup,
+    assistant_messages,
+    read_results,
+    run_once,
+    write_config,
+)
 from tests.support.openai_stub import StubResponse, StubServer, call, reply
 
 
@@ -47,18 +53,6 @@ def _thinker(field: str) -> Any:
     return answer
 
 
-def _run(config: Path, *extra: str) -> Path:
-    out = config.parent / "runs"
-    before = set(out.iterdir()) if out.exists() else set()
-    assert main(["run", str(config), "--no-preflight", *extra]) == 0
-    (run_dir,) = set(out.iterdir()) - before
-    return run_dir
-
-
-def _assistant(line: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in line["trajectory"]["messages"] if m["role"] == "assistant"]
-
-
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_openai_reasoning_is_recorded_sent_back_and_replayed(
     stub: StubServer, tmp_path: Path, field: str
@@ -66,7 +60,7 @@ def test_openai_reasoning_is_recorded_sent_back_and_replayed(
     stub.handler = _thinker(field)
     config = add_setup(tmp_path, n=2, model="openai:stub-model", reasoning={"effort": "high"},
                        model_options={"base_url": stub.url})  # fmt: skip
-    run_dir = _run(config)
+    run_dir = run_once(config)
     lines = sorted(read_results(run_dir), key=lambda line: line["id"])
     assert [line["status"] for line in lines] == ["ok", "ok"]
 
@@ -84,16 +78,16 @@ def test_openai_reasoning_is_recorded_sent_back_and_replayed(
 
     # Recorded in the trajectory, with every reply's reasoning.
     first = lines[0]
-    said = [m["langchain"]["additional_kwargs"][field] for m in _assistant(first)]
+    said = [m["langchain"]["additional_kwargs"][field] for m in assistant_messages(first)]
     assert said == ["I add 0 and 1 with the tool", "the tool said 1"]
 
     # A replay of the recording reproduces it: same requests, same reasoning.
-    replayed_dir = _run(config, "--model", f"replay:{run_dir}")
+    replayed_dir = run_once(config, "--model", f"replay:{run_dir}")
     replayed = sorted(read_results(replayed_dir), key=lambda line: line["id"])
     assert len(stub.requests) == 4  # the replay sent nothing
     for was, now in zip(lines, replayed, strict=True):
         assert now["status"] == "ok"
-        assert _assistant(now) == _assistant(was)
+        assert assistant_messages(now) == assistant_messages(was)
 
 
 def test_send_back_false_keeps_the_record_but_not_the_field(
@@ -103,12 +97,12 @@ def test_send_back_false_keeps_the_record_but_not_the_field(
     config = add_setup(tmp_path, n=1, model="openai:stub-model",
                        reasoning={"send_back": False},
                        model_options={"base_url": stub.url})  # fmt: skip
-    (line,) = read_results(_run(config))
+    (line,) = read_results(run_once(config))
     first, follow_up = stub.requests
     assert "reasoning_effort" not in first
     (asked,) = [m for m in follow_up["messages"] if m["role"] == "assistant"]
     assert "reasoning_content" not in asked and asked["tool_calls"]
-    assert _assistant(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"] == (
+    assert assistant_messages(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"] == (
         "I add 0 and 1 with the tool"
     )
 
@@ -121,10 +115,10 @@ def test_a_changed_reasoning_setting_is_another_request(
     config = add_setup(tmp_path, n=1, model="openai:stub-model", reasoning={"effort": "low"},
                        cache=str(tmp_path / "cache"),
                        model_options={"base_url": stub.url})  # fmt: skip
-    run_dir = _run(config)
-    _run(config)
+    run_dir = run_once(config)
+    run_once(config)
     assert len(stub.requests) == 2  # the rerun came from the cache
-    _run(config, "--set", "reasoning.effort=medium")
+    run_once(config, "--set", "reasoning.effort=medium")
     assert len(stub.requests) == 4 and stub.requests[-1]["reasoning_effort"] == "medium"
 
     capsys.readouterr()
@@ -134,7 +128,7 @@ def test_a_changed_reasoning_setting_is_another_request(
     assert "the config differs from the run's in: reasoning" in err
 
     no_cache = write_config(config, **{**yaml.safe_load(config.read_text()), "cache": False})
-    replayed = _run(no_cache, "--model", f"replay:{run_dir}", "--set", "reasoning.effort=high")
+    replayed = run_once(no_cache, "--model", f"replay:{run_dir}", "--set", "reasoning.effort=high")
     (line,) = read_results(replayed)
     assert line["status"] == "error"
     assert ('params differs: recorded {"reasoning":{"effort":"low"}}, '
@@ -156,7 +150,7 @@ def test_anthropic_thinking_blocks_go_back_unchanged_and_replay(tmp_path: Path) 
                            reasoning={"budget_tokens": 2048},
                            model_params={"max_tokens": 4096},
                            model_options={"base_url": stub.url})  # fmt: skip
-        run_dir = _run(config)
+        run_dir = run_once(config)
     first, second = stub.requests
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert second["thinking"] == first["thinking"]
@@ -168,14 +162,14 @@ def test_anthropic_thinking_blocks_go_back_unchanged_and_replay(tmp_path: Path) 
 
     (line,) = read_results(run_dir)
     assert line["status"] == "ok" and line["scores"]["qa_f1_reward"]["score"] == 1.0
-    recorded = [m["langchain"]["content"] for m in _assistant(line)]
+    recorded = [m["langchain"]["content"] for m in assistant_messages(line)]
     assert recorded[0][:2] == sent[:2]
     assert recorded[1][0] == {"type": "thinking", "thinking": "The tool said 1.",
                               "signature": "sig-BBB="}  # fmt: skip
 
-    replayed = read_results(_run(config, "--model", f"replay:{run_dir}"))
+    replayed = read_results(run_once(config, "--model", f"replay:{run_dir}"))
     assert replayed[0]["status"] == "ok"
-    assert _assistant(replayed[0]) == _assistant(line)
+    assert assistant_messages(replayed[0]) == assistant_messages(line)
 
     # The viewer's (and show's) sample data: one reasoning block per assistant message.
     detail = sample_detail(find_result(run_dir, "s0000"))
@@ -216,7 +210,7 @@ def test_anthropic_mapping_in_the_request(
         config = add_setup(tmp_path, n=1, model="anthropic:claude-stub", reasoning=reasoning,
                            model_params={"max_tokens": 64}, max_rounds=0,
                            model_options={"base_url": stub.url})  # fmt: skip
-        _run(config)
+        run_once(config)
     (body,) = stub.requests
     for key, value in wire.items():
         assert {k: body[key].get(k) for k in value} == value, body
@@ -226,7 +220,7 @@ def test_openai_disabled_is_effort_none(stub: StubServer, tmp_path: Path) -> Non
     stub.push(reply("1"))
     config = add_setup(tmp_path, n=1, model="openai:stub-model", reasoning={"enabled": False},
                        max_rounds=0, model_options={"base_url": stub.url})  # fmt: skip
-    _run(config)
+    run_once(config)
     assert stub.requests[0]["reasoning_effort"] == "none"
 
 
@@ -270,7 +264,7 @@ def test_the_report_and_show_print_the_reasoning(
     stub.handler = _thinker("reasoning_content")
     config = add_setup(tmp_path, n=1, model="openai:stub-model",
                        model_options={"base_url": stub.url})  # fmt: skip
-    run_dir = _run(config)
+    run_dir = run_once(config)
     capsys.readouterr()
     assert main(["show", str(run_dir), "s0000"]) == 0
     out = capsys.readouterr().out
@@ -298,13 +292,13 @@ def test_deepseek_through_langchain_sends_reasoning_back(
     config = add_setup(tmp_path, n=1, model="deepseek:deepseek-v4-flash",
                        reasoning={"effort": "high", "send_back": send_back},
                        model_options={"base_url": stub.url})  # fmt: skip
-    (line,) = read_results(_run(config))
+    (line,) = read_results(run_once(config))
     assert line["status"] == "ok"
     first, follow_up = stub.requests
     assert first["reasoning_effort"] == "high"
     (asked,) = [m for m in follow_up["messages"] if m["role"] == "assistant"]
     assert asked.get("reasoning_content") == ("I add 0 and 1 with the tool" if send_back else None)
-    recorded = _assistant(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"]
+    recorded = assistant_messages(line)[0]["langchain"]["additional_kwargs"]["reasoning_content"]
     assert recorded == "I add 0 and 1 with the tool"
 
 

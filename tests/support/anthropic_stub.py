@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, read_json, send_json
 
 
 def text(answer: str, thinking: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -40,7 +39,7 @@ def _message(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-class AnthropicStub:
+class AnthropicStub(LoopbackServer):
     """``POST /v1/messages`` answered from a queue of replies; requests are recorded."""
 
     def __init__(self) -> None:
@@ -49,28 +48,11 @@ class AnthropicStub:
         self.replies: list[dict[str, Any]] = []
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append(body)
+                stub.requests.append(read_json(self))
                 stub.headers.append({k.lower(): v for k, v in self.headers.items()})
-                data = json.dumps(stub.replies.pop(0)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200, stub.replies.pop(0))
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def __enter__(self) -> AnthropicStub:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = self.origin

@@ -141,3 +141,41 @@ def only_run_dir(output_dir: Path) -> Path:
     dirs = [d for d in output_dir.iterdir() if d.is_dir()]
     assert len(dirs) == 1, dirs
     return dirs[0]
+
+
+def run_once(config: Path, *extra: str) -> Path:
+    """``agentloop run CONFIG --no-preflight EXTRA...``, which must succeed; the run
+    directory it made (under the config's ``runs/``)."""
+    from agentloop.cli._commands import main
+
+    out = config.parent / "runs"
+    before = set(out.iterdir()) if out.exists() else set()
+    assert main(["run", str(config), "--no-preflight", *extra]) == 0
+    (run_dir,) = set(out.iterdir()) - before
+    return run_dir
+
+
+def assistant_messages(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The assistant messages of a results line's trajectory, as stored."""
+    return [m for m in line["trajectory"]["messages"] if m["role"] == "assistant"]
+
+
+def replayed(config: Path, run_dir: Path) -> list[dict[str, Any]]:
+    """The results lines of ``--model replay:RUN_DIR`` over ``config``, in id order; each
+    must be ok, with the recorded assistant messages."""
+    recorded = sorted(read_results(run_dir), key=lambda line: line["id"])
+    lines = sorted(read_results(run_once(config, "--model", f"replay:{run_dir}")),
+                   key=lambda line: line["id"])  # fmt: skip
+    assert [line["status"] for line in lines] == ["ok"] * len(recorded)
+    assert [assistant_messages(now) for now in lines] == [
+        assistant_messages(was) for was in recorded
+    ]
+    return lines
+
+
+def shown_reasoning(run_dir: Path, sample_id: str = "s0000") -> list[Any]:
+    """The reasoning the report shows for each assistant message of a sample."""
+    from agentloop.cli._view_data import find_result, sample_detail
+
+    detail = sample_detail(find_result(run_dir, sample_id))
+    return [m.get("reasoning") for m in detail["messages"] if m["role"] == "assistant"]
