@@ -135,7 +135,9 @@ def _load(path: Path) -> Any:
 
 
 @functools.cache
-def _domain_data(domain: str, where: str) -> tuple[Any, Any, str, list[dict[str, Any]]]:
+def _domain_data(
+    domain: str, where: str
+) -> tuple[Any, Any, str, list[dict[str, Any]], set[str] | None]:
     folder = Path(where) / domain
     if not folder.is_dir():
         raise DatasetError(f"τ²-bench data: no folder for the {domain} domain in {where}")
@@ -154,12 +156,12 @@ def _domain_data(domain: str, where: str) -> tuple[Any, Any, str, list[dict[str,
     tasks = _load(_find(folder, ("tasks.json", "tasks.json.gz")))
     if not isinstance(tasks, list):
         raise DatasetError(f"τ²-bench data: the {domain} tasks are not a list")
+    base = None
     if (folder / "split_tasks.json").is_file():
         splits = _load(folder / "split_tasks.json")
         if isinstance(splits, dict) and "base" in splits:
             base = set(splits["base"])
-            tasks = [task for task in tasks if task.get("id") in base]
-    return db, user, text, tasks
+    return db, user, text, tasks, base
 
 
 def _text(path: Path) -> str:
@@ -168,7 +170,7 @@ def _text(path: Path) -> str:
 
 def domain_db(domain: str, data_dir: str | Path | None = None) -> tuple[Any, Any]:
     """The domain's databases as shipped: (the agent's, the user's or None)."""
-    db, user, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    db, user, _, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
     return db, user
 
 
@@ -177,9 +179,15 @@ def domain_policy(domain: str, data_dir: str | Path | None = None) -> str:
     return _domain_data(domain, str(tau2_data_dir(data_dir)))[2]
 
 
-def domain_tasks(domain: str, data_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """The domain's tasks as shipped (not copied: do not change them)."""
-    return _domain_data(domain, str(tau2_data_dir(data_dir)))[3]
+def domain_tasks(
+    domain: str, data_dir: str | Path | None = None, *, every: bool = False
+) -> list[dict[str, Any]]:
+    """The domain's tasks of its ``base`` split (``every``: all of them), as shipped (not
+    copied: do not change them)."""
+    _, _, _, tasks, base = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    if every or base is None:
+        return tasks
+    return [task for task in tasks if task.get("id") in base]
 
 
 def agent_system_prompt(policy: str) -> str:

@@ -150,7 +150,7 @@ class Tau2Environment:
         tool that does not change the state, or an unknown name, is skipped."""
         side = self._side(requestor)
         if side.has_tool(name) and type(side).info(name).mutates:
-            side.call(name, arguments)
+            self.call(requestor, name, arguments)
 
     def assertion(self, env_type: str, name: str, arguments: Mapping[str, Any]) -> bool:
         """An env assertion's function; raises when it does not return a bool."""
