@@ -83,24 +83,25 @@ class APNSettings(BaseModel):
     # the model sees this schema (set_apn_settings): names and descriptions are τ²-bench's
     model_config = _NO_EXTRA
     apn_name: APNNames = Field(
-        APNNames.INTERNET, description="The name identifier for the APN connection."
+        default=APNNames.INTERNET, description="The name identifier for the APN connection."
     )
     reset_at_reboot: bool = Field(
-        False, description="Whether the APN settings will be reset at the next reboot."
+        default=False, description="Whether the APN settings will be reset at the next reboot."
     )
     mms_apn: str | None = Field(
-        "mms",
+        default="mms",
         description="Specific APN name used for MMS traffic, if different from general data.",
     )
     mmsc_url: str | None = Field(
-        "http://mms.carrier.com/mms/wapenc",
+        default="http://mms.carrier.com/mms/wapenc",
         description="The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.",
     )
     mms_proxy: str | None = Field(
-        None, description="The proxy server address required for MMS traffic on some networks."
+        default=None,
+        description="The proxy server address required for MMS traffic on some networks.",
     )
     mms_port: int | None = Field(
-        None, description="The proxy server port required for MMS traffic on some networks."
+        default=None, description="The proxy server port required for MMS traffic on some networks."
     )
 
 
@@ -300,7 +301,8 @@ class TelecomUserTools(Toolkit):
             else:
                 icons.append("📵 Data Disabled")
         if device.wifi_enabled and device.wifi_connected:
-            icons.append(f"📡 Connected to {device.wifi_ssid}" if device.wifi_ssid else "📡 Enabled")
+            ssid = device.wifi_ssid
+            icons.append(f"📡 Connected to {ssid}" if ssid else "📡 Enabled")
         if device.vpn_connected:
             icons.append("🔒 VPN Connected")
         icons.append(f"🔋 {device.battery_level}%")
@@ -554,7 +556,7 @@ class TelecomUserTools(Toolkit):
         )
 
     @tau2_tool("write", "Sets the APN settings for the phone.")
-    def set_apn_settings(self, apn_settings: APNSettings | dict) -> str:  # type: ignore[type-arg]  (τ²-bench's schema: any object)
+    def set_apn_settings(self, apn_settings: APNSettings | dict[str, Any]) -> str:
         if isinstance(apn_settings, dict):
             apn_settings = APNSettings(**apn_settings)
         self.device.active_apn_settings = apn_settings

@@ -277,7 +277,7 @@ class TelecomTools(Toolkit):
         "Line, Device, Bill, or Plan.",
         {"id": "The ID of the object to retrieve."},
     )
-    def get_details_by_id(self, id: str) -> Any:  # noqa: A002  (τ²-bench's parameter name)
+    def get_details_by_id(self, id: str) -> Any:
         finders = {
             "L": self._line,
             "D": self._device,

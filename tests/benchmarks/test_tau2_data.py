@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentloop.benchmarks import check_tau2_domain, tau2_domain
+from agentloop.benchmarks import tau2_domain
 from agentloop.benchmarks._tau2_data import (
     AGENT_GREETING,
     TAU2_DATA_ENV,

@@ -160,7 +160,9 @@ def test_a_refuel_is_charged_on_the_draft_bill() -> None:
         "assistant", "refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}
     )
     assert not failed
-    assert json.loads(text)["message"] == "Successfully added 2.0 GB of data for line L1002 for $4.00"
+    assert json.loads(text)["message"] == (
+        "Successfully added 2.0 GB of data for line L1002 for $4.00"
+    )
     draft = next(b for b in env.databases()["db"]["bills"] if b["bill_id"] == "B1003")
     assert draft["line_items"][-1] == {
         "description": "Data refueling: 2.0 GB at $2.0/GB",

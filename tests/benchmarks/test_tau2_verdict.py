@@ -255,7 +255,9 @@ def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     )
 
 
-TELECOM_ROAMING = "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
+TELECOM_ROAMING = (
+    "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
+)
 TELECOM_OVERDUE = "[service_issue]overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]"
 
 
