@@ -90,7 +90,8 @@ $(REF_STAMP):
 # bfcl_agreement times bfcl_verdict and tool_call_match against BFCL's own ast_checker
 # on the same rows (BFCL in .venv-bfcl); tau2_agreement compares tau2_verdict with τ²-bench's
 # own evaluator when .venv-tau2ref holds it (installed by hand: docs/pages/tau2.md), and says
-# so otherwise (every task of mock, airline and retail: about 20 minutes on 2 cores).
+# so otherwise (every base-split task of mock, airline, retail and telecom: 20 to 30 minutes on
+# 2 cores, telecom adds seconds).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py

@@ -10,7 +10,11 @@ For every task of each domain, scripted cases are built from the task's ground-t
   action when none changes state) changed: a string gets a suffix, a number grows by one, a
   list loses its last item, ...;
 - ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
-  airline: a certificate for the task's user; retail: a new address for the task's user).
+  airline: a certificate for the task's user; retail: a new address for the task's user;
+  telecom: the user switches data saver mode on its phone).
+
+In telecom (dual control) the ground-truth actions are mostly the user's, on its phone: each
+call runs on its requestor's side, and the user's tools' schemas are compared too.
 
 Each case is judged twice:
 
@@ -30,7 +34,8 @@ Without ``.venv-tau2ref`` (installed by hand from a checkout of the tau2-bench r
 see the τ²-bench page of the docs) it says so and measures nothing.
 
 Run: ``.venv/bin/python bench/tau2_agreement.py [--domains mock,airline] [--limit N]
-[--no-page]`` (``--no-page``: print only, the page under docs/ left as it is).
+[--every-task] [--no-page]`` (``--every-task``: every task, not only the ``base`` split that
+τ²-bench runs by default; ``--no-page``: print only, the page under docs/ left as it is).
 """
 
 from __future__ import annotations
@@ -71,9 +76,9 @@ KNOWN: dict[str, str] = {
 Call = tuple[str, str, dict[str, Any]]
 
 
-def _mutates(domain: str, name: str) -> bool:
-    toolkit = DOMAINS[domain]()[1]
-    return name in toolkit.tool_names() and toolkit.info(name).mutates
+def _mutates(domain: str, requestor: str, name: str) -> bool:
+    toolkit = DOMAINS[domain]()[3 if requestor == "user" else 1]
+    return toolkit is not None and name in toolkit.tool_names() and toolkit.info(name).mutates
 
 
 def _perturbed(value: Any) -> Any:
@@ -93,6 +98,8 @@ def _perturbed(value: Any) -> Any:
 def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
     if domain == "mock":
         return ("assistant", "create_task", {"user_id": "user_1", "title": "Extra task"})
+    if domain == "telecom":
+        return ("user", "toggle_data_saver_mode", {})
     users = [a["arguments"]["user_id"] for a in actions if "user_id" in (a.get("arguments") or {})]
     user = users[0] if users else next(iter(domain_db(domain)[0]["users"]))
     if domain == "retail":
@@ -119,7 +126,11 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
     text = " ".join(criteria.get("communicate_info") or []) or "Done."
     out = {"canonical": calls}
     if calls:
-        writes = [i for i, a in enumerate(actions) if _mutates(domain, a["name"])]
+        writes = [
+            i
+            for i, a in enumerate(actions)
+            if _mutates(domain, a.get("requestor") or "assistant", a["name"])
+        ]
         drop = writes[-1] if writes else len(calls) - 1
         out["dropped"] = calls[:drop] + calls[drop + 1 :]
         # the first compared argument of the first state-changing action (else of any action)
@@ -184,13 +195,18 @@ def _reference(cases: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, d
     if done.returncode != 0:
         raise SystemExit(f"the reference failed:\n{done.stderr[-3000:]}")
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return lines[0]["schemas"], {line["key"]: line for line in lines[1:]}
+    return lines[0], {line["key"]: line for line in lines[1:]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--limit", type=int, default=None, help="tasks per domain")
+    parser.add_argument(
+        "--every-task",
+        action="store_true",
+        help="every task of a domain, not only its base split (telecom: 2,285 instead of 114)",
+    )
     args = parser.parse_args()
     domains = [d for d in args.domains.split(",") if d]
     if not REFERENCE_PYTHON.exists():
@@ -203,7 +219,7 @@ def main() -> int:
     cases, rows = [], {}
     for domain in domains:
         policy = domain_policy(domain)
-        for task in domain_tasks(domain)[: args.limit]:
+        for task in domain_tasks(domain, every=args.every_task)[: args.limit]:
             row = tau2_row(domain, task, policy)
             for case in cases_of(domain, task):
                 rows[case["key"]] = row
@@ -214,8 +230,11 @@ def main() -> int:
     differences = []
     for domain in domains:
         env = Tau2Environment(domain)
-        mine = env.tool_schemas()
-        same = json.dumps(mine, sort_keys=True) == json.dumps(schemas[domain], sort_keys=True)
+        mine, expected = env.tool_schemas(), schemas["schemas"][domain]
+        if env.user_toolkit is not None:  # the user's tools too (telecom's phone)
+            mine = [*mine, *env.tool_schemas("user")]
+            expected = [*expected, *schemas["user_schemas"][domain]]
+        same = json.dumps(mine, sort_keys=True) == json.dumps(expected, sort_keys=True)
         totals[domain]["schemas_same"] += int(same)
         if not same:
             differences.append(f"{domain}: tool schemas differ")

@@ -11,7 +11,8 @@ whose function raises) is reported as such (``env_error``). The replay is strict
 state-changing call whose replayed text differs from the recorded one raises); the case
 then says so, and the checks are those of a lenient replay. The domain's databases are the
 ones agentloop reads (given by path), so both sides start from the same data; the policy
-files τ²-bench's constructors open are copied into a temporary data directory.
+files τ²-bench's constructors open are copied into a temporary data directory. The user's
+tools' schemas are reported too (telecom's phone).
 
 Run: ``.venv-tau2ref/bin/python bench/tau2_reference.py CASES.json DATA_DIR > OUT.jsonl``
 """
@@ -29,6 +30,10 @@ from typing import Any
 
 
 def _load(path: Path) -> Any:
+    if path.suffix == ".toml":
+        import tomllib
+
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         return json.load(handle)
@@ -44,6 +49,15 @@ def _data_dir(source: Path, domains: list[str]) -> Path:
             if (source / domain / name).is_file():
                 shutil.copy(source / domain / name, target / "policy.md")
                 shutil.copy(source / domain / name, target / "policy_solo.md")
+        for name in (  # telecom's policy parts
+            "main_policy",
+            "main_policy_solo",
+            "tech_support_manual",
+            "tech_support_workflow",
+            "tech_support_workflow_solo",
+        ):
+            if (source / domain / f"{name}.txt").is_file():
+                shutil.copy(source / domain / f"{name}.txt", target / f"{name}.md")
     return root
 
 
@@ -65,8 +79,21 @@ def main() -> int:
     constructors: dict[str, Any] = {}
     for domain in domains:
         folder = source / domain
-        raw = _load(next(folder / n for n in ("db.json", "db.json.gz") if (folder / n).is_file()))
-        if domain == "airline":
+        raw = _load(
+            next(folder / n for n in ("db.json", "db.json.gz", "db.toml") if (folder / n).is_file())
+        )
+        if domain == "telecom":
+            from tau2.domains.telecom.data_model import TelecomDB
+            from tau2.domains.telecom.environment import get_environment as telecom
+            from tau2.domains.telecom.user_data_model import TelecomUserDB
+
+            user_raw = _load(folder / "user_db.toml")
+            constructors[domain] = lambda raw=raw, user_raw=user_raw, **kw: telecom(
+                db=TelecomDB.model_validate(raw),
+                user_db=TelecomUserDB.model_validate(user_raw),
+                solo_mode=kw.get("solo_mode", False),
+            )
+        elif domain == "airline":
             from tau2.domains.airline.data_model import FlightDB
             from tau2.domains.airline.environment import get_environment as airline
 
@@ -96,7 +123,12 @@ def main() -> int:
     schemas = {
         d: [t.openai_schema["function"] for t in constructors[d]().get_tools()] for d in domains
     }
-    print(json.dumps({"schemas": schemas}))
+    user_schemas = {
+        d: [t.openai_schema["function"] for t in constructors[d]().get_user_tools()]
+        for d in domains
+        if constructors[d]().user_tools is not None
+    }
+    print(json.dumps({"schemas": schemas, "user_schemas": user_schemas}))
     for case in cases:
         task = Task.model_validate(case["task"])
         make = constructors[case["domain"]]

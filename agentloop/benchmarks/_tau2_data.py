@@ -18,6 +18,13 @@ A task becomes one row:
 - ``ground_truth``: ``{"evaluation_criteria": ...}``, what :func:`tau2_verdict` scores with;
 - ``metadata``: ``domain``, ``task_id``, ``reward_basis`` (τ²-bench's default ``DB,
   COMMUNICATE`` when the task names none).
+
+A domain's rows are its tasks of τ²-bench's default split, ``base``, when the domain has a
+``split_tasks.json`` (telecom: 114 of its 2,285 tasks; every task elsewhere), in the task file's
+order. The policy is the domain's policy file; telecom's is τ²-bench's composition of its main
+policy and its tech-support manual (``<main_policy>...</main_policy>\n<tech_support_policy>
+...</tech_support_policy>``). A text file's final newline, which the wheel's copies add to
+τ²-bench's own files, is left out.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import functools
 import gzip
 import json
 import os
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,7 +67,6 @@ TAU2_DATA_ENV = "AGENTLOOP_TAU2_DATA"
 TAU2_INSTALL = "pip install --no-deps 'inspect-evals==0.26.0'"
 TAU2_TARGET = "inspect-evals"
 """The folder, under the environment's prefix, where ``make`` installs inspect-evals."""
-TAU2_DOMAINS = ("mock", "airline", "retail", "telecom")
 DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
 AGENT_GREETING = "Hi! How can I help you today?"
 _AGENT_INSTRUCTION = (
@@ -81,8 +88,7 @@ def check_tau2_domain(domain: str) -> None:
 
     if domain not in DOMAINS:
         known = ", ".join(DOMAINS)
-        extra = " (not built yet)" if domain in TAU2_DOMAINS else ""
-        raise DatasetError(f"unknown τ²-bench domain {domain!r}{extra}; known: {known}")
+        raise DatasetError(f"unknown τ²-bench domain {domain!r}; known: {known}")
 
 
 def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
@@ -110,10 +116,16 @@ def _find(folder: Path, names: tuple[str, ...]) -> Path:
 
 
 def _load(path: Path) -> Any:
-    if path.suffix == ".toml":  # telecom's databases; tomllib is Python 3.11+ (we allow 3.10)
-        import tomllib
+    if path.suffix == ".toml":  # telecom's databases
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # the tomli backport, a dependency on Python 3.10
+            import tomli as tomllib
 
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        try:
+            return tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise DatasetError(f"{path}: not TOML: {exc}") from None
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         try:
@@ -123,7 +135,9 @@ def _load(path: Path) -> Any:
 
 
 @functools.cache
-def _domain_data(domain: str, where: str) -> tuple[Any, Any, str, list[dict[str, Any]]]:
+def _domain_data(
+    domain: str, where: str
+) -> tuple[Any, Any, str, list[dict[str, Any]], set[str] | None]:
     folder = Path(where) / domain
     if not folder.is_dir():
         raise DatasetError(f"τ²-bench data: no folder for the {domain} domain in {where}")
@@ -132,16 +146,31 @@ def _domain_data(domain: str, where: str) -> tuple[Any, Any, str, list[dict[str,
     if any((folder / n).is_file() for n in ("user_db.toml", "user_db.json")):
         user = _load(_find(folder, ("user_db.toml", "user_db.json")))
     policy = _find(folder, ("policy.md", "policy.txt", "main_policy.md", "main_policy.txt"))
-    text = policy.read_text(encoding="utf-8")
+    text = _text(policy)
+    if policy.stem == "main_policy":  # telecom: the main policy and the tech-support manual
+        manual = _text(_find(folder, ("tech_support_manual.md", "tech_support_manual.txt")))
+        text = (
+            f"<main_policy>\n{text}\n</main_policy>\n"
+            f"<tech_support_policy>\n{manual}\n</tech_support_policy>"
+        )
     tasks = _load(_find(folder, ("tasks.json", "tasks.json.gz")))
     if not isinstance(tasks, list):
         raise DatasetError(f"τ²-bench data: the {domain} tasks are not a list")
-    return db, user, text, tasks
+    base = None
+    if (folder / "split_tasks.json").is_file():
+        splits = _load(folder / "split_tasks.json")
+        if isinstance(splits, dict) and "base" in splits:
+            base = set(splits["base"])
+    return db, user, text, tasks, base
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8").removesuffix("\n")
 
 
 def domain_db(domain: str, data_dir: str | Path | None = None) -> tuple[Any, Any]:
     """The domain's databases as shipped: (the agent's, the user's or None)."""
-    db, user, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    db, user, _, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
     return db, user
 
 
@@ -150,9 +179,15 @@ def domain_policy(domain: str, data_dir: str | Path | None = None) -> str:
     return _domain_data(domain, str(tau2_data_dir(data_dir)))[2]
 
 
-def domain_tasks(domain: str, data_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """The domain's tasks as shipped (not copied: do not change them)."""
-    return _domain_data(domain, str(tau2_data_dir(data_dir)))[3]
+def domain_tasks(
+    domain: str, data_dir: str | Path | None = None, *, every: bool = False
+) -> list[dict[str, Any]]:
+    """The domain's tasks of its ``base`` split (``every``: all of them), as shipped (not
+    copied: do not change them)."""
+    _, _, _, tasks, base = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    if every or base is None:
+        return tasks
+    return [task for task in tasks if task.get("id") in base]
 
 
 def agent_system_prompt(policy: str) -> str:

@@ -1,6 +1,9 @@
 """A τ²-bench domain as an agentloop environment: the domain's database, fresh per (sample,
 epoch), its agent tools (``tools()``) and the user's own tools (``user_tools()``, dual control:
-telecom's device, a domain not built yet; none in mock, airline and retail), sharing one state.
+telecom's phone; none in mock, airline and retail), sharing one state: as in τ²-bench, the two
+sides are synced (``Toolkit.sync``) when the environment is built, after each initialization
+action or assertion, and after every call that succeeds (telecom: the phone learns the line's
+status, roaming and data use from the carrier's records, and payments go both ways).
 
 The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
 ``environment``: ``{"domain": ..., "initial_state": ...}``, the task's initial state as τ²-bench
@@ -48,10 +51,18 @@ def _retail() -> tuple[type[BaseModel], type[Toolkit], None, None]:
     return RetailDB, RetailTools, None, None
 
 
+def _telecom() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
+    from agentloop.benchmarks._tau2_phone import TelecomUserDB, TelecomUserTools
+    from agentloop.benchmarks._tau2_telecom import TelecomDB, TelecomTools
+
+    return TelecomDB, TelecomTools, TelecomUserDB, TelecomUserTools
+
+
 DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
     "mock": _mock,
     "airline": _airline,
     "retail": _retail,
+    "telecom": _telecom,
 }
 """Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
 
@@ -79,9 +90,14 @@ class Tau2Environment:
         self.user_toolkit: Toolkit | None = None
         if user_toolkit is not None:
             self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
+        self.sync()
         if initial_state:
             self._initialize(initial_state)
         self._start = self.databases()
+
+    def sync(self) -> None:
+        """τ²-bench's ``sync_tools``: the user's side brought in line with the agent's."""
+        self.toolkit.sync(self.user_toolkit)
 
     def _side(self, requestor: str) -> Toolkit:
         if requestor == "user":
@@ -112,21 +128,29 @@ class Tau2Environment:
             requestor = "user" if message.get("role") == "user" else "assistant"
             for call in message.get("tool_calls") or []:
                 self.replay(requestor, call["name"], call.get("arguments") or {})
+        self.sync()
 
     def run_function(self, env_type: str, name: str, arguments: Mapping[str, Any]) -> Any:
-        """An initialization action or an assertion's function, on the side it names."""
-        return self._side(env_type).run(name, arguments)
+        """An initialization action or an assertion's function, on the side it names; the
+        sides are synced after it."""
+        value = self._side(env_type).run(name, arguments)
+        self.sync()
+        return value
 
-    def call(self, requestor: str, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
-        """One tool call as τ²-bench answers it: (text, failed)."""
-        return self._side(requestor).call(name, arguments)
+    def call(
+        self, requestor: str, name: str, arguments: Mapping[str, Any], *, sync: bool = True
+    ) -> tuple[str, bool]:
+        """One tool call as τ²-bench answers it: (text, failed). The sides are synced after a
+        call that succeeds; ``sync=False`` is τ²-bench's ``make_tool_call`` (how its evaluator
+        runs the ground-truth actions: no sync)."""
+        return self._side(requestor).call(name, arguments, self.sync if sync else None)
 
     def replay(self, requestor: str, name: str, arguments: Mapping[str, Any]) -> None:
         """A recorded call run again for its effect, as τ²-bench replays a conversation: a
         tool that does not change the state, or an unknown name, is skipped."""
         side = self._side(requestor)
         if side.has_tool(name) and type(side).info(name).mutates:
-            side.call(name, arguments)
+            self.call(requestor, name, arguments)
 
     def assertion(self, env_type: str, name: str, arguments: Mapping[str, Any]) -> bool:
         """An env assertion's function; raises when it does not return a bool."""
@@ -171,9 +195,9 @@ class Tau2Environment:
 
     def databases(self) -> dict[str, dict[str, Any]]:
         """Both databases whole, as JSON (``user_db`` only where the domain has one)."""
-        state = {"db": self.toolkit.db.model_dump()}
+        state = {"db": self.toolkit.db.model_dump(mode="json")}
         if self.user_toolkit is not None:
-            state["user_db"] = self.user_toolkit.db.model_dump()
+            state["user_db"] = self.user_toolkit.db.model_dump(mode="json")
         return state
 
     def snapshot(self) -> dict[str, Any]:

@@ -156,14 +156,25 @@ class Toolkit:
             "parameters": params.model_json_schema(),
         }
 
-    def call(self, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
-        """Run one call as τ²-bench's environment does: its text and whether it failed."""
+    def call(
+        self, name: str, arguments: Mapping[str, Any], then: Callable[[], None] | None = None
+    ) -> tuple[str, bool]:
+        """Run one call as τ²-bench's environment does: its text and whether it failed.
+        ``then`` runs after the tool and before its result is written (τ²-bench's sync of
+        the two sides); its failure is the call's."""
         if not self.has_tool(name):
             return f"Error: Tool '{name}' not found.", True
         try:
-            return result_text(getattr(self, name)(**dict(arguments))), False
+            result = getattr(self, name)(**dict(arguments))
+            if then is not None:
+                then()
+            return result_text(result), False
         except Exception as exc:
             return f"Error: {exc}", True
+
+    def sync(self, user: Toolkit | None) -> None:
+        """τ²-bench's ``sync_tools``: bring the user's side in line with this one after a
+        change (telecom's phone and the carrier's records); nothing elsewhere."""
 
     def run(self, name: str, arguments: Mapping[str, Any]) -> Any:
         """Call any method (tool or not: initialization actions, assertions); raises."""

@@ -8,11 +8,15 @@ error limits, a failed model). A task without evaluation criteria scores 1. Othe
 - **DB**: the agent's final databases equal the ones the task's ground-truth actions give. The
   expected side is a fresh environment (the task's initial state) on which the ground-truth
   actions run in order, each on its requestor's side (a failing one is skipped, as τ²-bench
-  logs and skips it); the agent's side is a fresh environment on which the conversation's
-  calls that changed state (write tools of either side, in the order requested) run again:
-  τ²-bench's replay. A task with neither actions nor env assertions passes it.
-- **ENV_ASSERTION**: each of the task's assertions, run on the agent's final state, returns
-  its ``assert_value``.
+  logs and skips it), without syncing the sides after each (τ²-bench runs them so); the
+  agent's side is a fresh environment on which the conversation's calls that changed state
+  (write tools of either side, in the order requested) run again, the sides synced after each
+  that succeeds and once at the end: τ²-bench's replay. Both databases count (telecom: the
+  carrier's records and the customer's phone). A task with neither actions nor env assertions
+  passes it.
+- **ENV_ASSERTION**: each of the task's assertions, run in order on the agent's final state
+  (either side: telecom's mostly ask the phone, e.g. whether it can send an MMS), returns its
+  ``assert_value``.
 - **ACTION**: every ground-truth action matches some call of the conversation (either side):
   same name, and equal values of its ``compare_args`` (all the call's arguments when it names
   none; none when the list is empty).
@@ -161,7 +165,10 @@ def _expected(key: str) -> dict[str, Any]:
     env = _fresh(row)
     for action in actions:
         env.call(
-            action.get("requestor") or "assistant", action["name"], action.get("arguments") or {}
+            action.get("requestor") or "assistant",
+            action["name"],
+            action.get("arguments") or {},
+            sync=False,
         )
     return env.snapshot()
 
@@ -342,6 +349,7 @@ def tau2_score(
         for side, name, arguments, ran in conversation.calls:
             if ran:
                 agent.replay(side, name, arguments)
+        agent.sync()
         final, expected = agent.snapshot(), expected_state(row, actions or [])
         found = None if final == expected else _first_difference(final, expected) or "a value"
         details.db_match = found is None

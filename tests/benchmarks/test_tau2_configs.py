@@ -58,7 +58,7 @@ def _run(
     raw["user"].update(
         model=f"scripted:{write_json(tmp_path / 'user.json', user)}",
         model_options={},
-        instructions=f"@{ROOT / 'configs' / 'tau2' / 'user_instructions.md'}",
+        instructions=f"@{ROOT / raw['user']['instructions'].removeprefix('@')}",
     )
     path = tmp_path / f"{domain}.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True))
@@ -131,3 +131,56 @@ def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(
     agent = {row["id"]: [*replies[:last], *replies[last + 1 :], "All done."]}
     [line] = _run(tmp_path / "again", "airline", agent, user)
     assert line["scores"][VERDICT]["details"]["db_match"] is False
+
+
+TELECOM_TASK = "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
+
+
+def test_a_telecom_conversation_where_the_user_fixes_its_phone(tmp_path: Path) -> None:
+    agent = {
+        TELECOM_TASK: [
+            ask(call("a1", "get_customer_by_phone", {"phone_number": "555-123-2002"})),
+            "Thanks, John. What does your status bar show?",
+            "Please turn airplane mode off.",
+            "You are abroad: please turn data roaming on, then run a speed test.",
+        ]
+    }
+    fixes = [
+        "My mobile data does not work. I am John Smith, 555-123-2002.",
+        ask(call("u1", "check_status_bar", {})),
+        "It shows airplane mode.",
+        ask(call("u2", "toggle_airplane_mode", {})),
+        "Done.",
+        ask(call("u3", "toggle_roaming", {})),
+        ask(call("u4", "run_speed_test", {})),
+        "Excellent speed now, thanks! ###STOP###",
+    ]
+    user = {TELECOM_TASK: fixes}
+    lines = _run(tmp_path, "telecom", agent, user, epochs=2)
+    for line in lines:  # a fresh phone per (sample, epoch): the second toggles from the start
+        verdict = line["scores"][VERDICT]
+        assert verdict["score"] == 1.0, verdict["reason"]
+        assert [c["met"] for c in verdict["details"]["env_assertions"]] == [True, True]
+        assert [a["matched"] for a in verdict["details"]["actions"]] == [True, True]
+    trajectory = lines[0]["trajectory"]
+    assert trajectory["stop_reason"] == "user_stop"
+    user_view = trajectory["user_messages"]
+    assert user_view[0]["content"].startswith(
+        "# User Simulation Guidelines\n\nYou are playing the role of a customer contacting a "
+        "customer service representative agent. "
+    )
+    assert "You have some tools to perform the actions on your end" in user_view[0]["content"]
+    results = {m["tool_call_id"]: m["content"] for m in user_view if m["role"] == "tool"}
+    assert results["u1"] == "Status Bar: ✈️ Airplane Mode | 🔋 80%"
+    assert results["u4"] == "Speed Test Result: 275.00 Mbps (Excellent). Connection is very fast."
+    # the agent saw the user's texts only, not its calls
+    agent_view = [m for m in trajectory["messages"] if m["role"] == "user"]
+    assert [m["content"] for m in agent_view] == [fixes[0], fixes[2], fixes[4], fixes[7]]
+    # without the roaming switch the user's phone stays offline abroad: 0, and why
+    user = {TELECOM_TASK: [*fixes[:5], ask(call("u4", "run_speed_test", {})), fixes[7]]}
+    [line] = _run(tmp_path / "again", "telecom", agent, user)
+    verdict = line["scores"][VERDICT]
+    assert verdict["score"] == 0.0
+    assert verdict["reason"].startswith(
+        "ENV_ASSERTION: assert_mobile_data_status returned False, not as asserted (True)"
+    )

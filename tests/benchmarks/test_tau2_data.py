@@ -7,18 +7,19 @@ import json
 
 import pytest
 
-from agentloop.benchmarks import check_tau2_domain, tau2_domain
+from agentloop.benchmarks import tau2_domain
 from agentloop.benchmarks._tau2_data import (
     AGENT_GREETING,
     TAU2_DATA_ENV,
     domain_tasks,
     scenario_text,
+    tau2_data_dir,
     tau2_rows,
 )
 from agentloop.errors import DatasetError
 from agentloop.harness._dataset import iter_samples, scan_dataset
 
-COUNTS = {"mock": 9, "airline": 50, "retail": 114}
+COUNTS = {"mock": 9, "airline": 50, "retail": 114, "telecom": 114}  # telecom: its base split
 
 
 @pytest.mark.parametrize("domain", sorted(COUNTS))
@@ -78,8 +79,6 @@ def test_the_harness_reads_a_domain_by_name() -> None:
 def test_an_unknown_domain_is_a_one_line_error_listing_the_known_ones() -> None:
     with pytest.raises(DatasetError, match=r"unknown τ²-bench domain 'shop'; known: mock, "):
         scan_dataset("tau2:shop")
-    with pytest.raises(DatasetError, match=r"'telecom' \(not built yet\)"):
-        check_tau2_domain("telecom")
 
 
 def test_a_missing_data_directory_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
@@ -106,3 +105,28 @@ def test_another_directory_of_the_same_layout_is_read(monkeypatch, tmp_path) -> 
     [row] = list(tau2_rows("mock"))
     assert row["messages"][0]["content"].endswith("<policy>\nBe kind.\n</policy>")
     assert row["user_scenario"] == "Instructions:\n\tSay hi."
+
+
+def test_telecom_rows_are_its_base_split_with_the_composed_policy() -> None:
+    data = tau2_data_dir() / "telecom"
+    base = json.loads((data / "split_tasks.json").read_text(encoding="utf-8"))["base"]
+    rows = list(tau2_rows("telecom"))
+    assert [r["id"] for r in rows] == [t["id"] for t in domain_tasks("telecom")]
+    assert {r["id"] for r in rows} == set(base) and len(base) == 114
+    system = rows[0]["messages"][0]["content"]
+    main = (data / "main_policy.txt").read_text(encoding="utf-8").removesuffix("\n")
+    manual = (data / "tech_support_manual.txt").read_text(encoding="utf-8").removesuffix("\n")
+    assert system.endswith(
+        f"<policy>\n<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n"
+        "</tech_support_policy>\n</policy>"
+    )
+    # the scenario is the user's, its initialization actions break the phone before the talk
+    assert "known_info" not in rows[0]["user_scenario"]
+    assert "Known info:\n\t\tYou are John Smith with phone number 555-123-2002." in (
+        rows[0]["user_scenario"]
+    )
+    assert rows[0]["environment"]["initial_state"]["initialization_actions"][0] == {
+        "env_type": "user",
+        "func_name": "set_user_info",
+        "arguments": {"name": "John Smith", "phone_number": "555-123-2002"},
+    }

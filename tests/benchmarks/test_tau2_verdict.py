@@ -253,3 +253,56 @@ def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     assert (
         tau2_score(conversation.model_copy(update={"stop_reason": "user_stop"}), row).score == 1.0
     )
+
+
+TELECOM_ROAMING = (
+    "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
+)
+TELECOM_OVERDUE = "[service_issue]overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]"
+
+
+def test_telecom_the_users_own_actions_are_replayed_for_the_env_assertions() -> None:
+    row = _row("telecom", TELECOM_ROAMING)
+    assert row["metadata"]["reward_basis"] == ["ENV_ASSERTION"]
+    calls = _canonical(row)
+    assert [c[:2] for c in calls] == [("user", "toggle_airplane_mode"), ("user", "toggle_roaming")]
+    done = _score(row, calls)
+    assert done.score == 1.0, done.reason
+    assert done.details.db_match is True  # the phone's state equals the ground truth's
+    assert [a.matched for a in done.details.actions] == [True, True]
+    # without the user's roaming switch, mobile data stays off abroad
+    half = _score(row, calls[:1])
+    assert half.score == 0.0
+    assert half.details.db_match is False
+    assert half.reason.startswith(
+        "ENV_ASSERTION: assert_mobile_data_status returned False, not as asserted (True); "
+        "assert_internet_speed returned False"
+    )
+    # the same calls by the wrong side change nothing: the agent has no such tools
+    wrong_side = _score(row, [("assistant", name, args, ran) for _, name, args, ran in calls])
+    assert wrong_side.score == 0.0
+    # an extra write on the phone: data saver mode slows the connection below "excellent"
+    saver = _score(row, [*calls, ("user", "toggle_data_saver_mode", {}, True)])
+    assert [c.met for c in saver.details.env_assertions] == [True, False]
+
+
+def test_telecom_payments_go_both_ways_and_the_db_check_is_tau2s() -> None:
+    row = _row("telecom", TELECOM_OVERDUE)
+    calls = _canonical(row)
+    sides = [(side, name) for side, name, _, _ in calls]
+    assert ("user", "make_payment") in sides and ("assistant", "resume_line") in sides
+    done = _score(row, calls)
+    assert done.score == 1.0, done.reason
+    assert [c.met for c in done.details.env_assertions] == [True, True]
+    # τ²-bench runs the ground truth without syncing the sides, so there the user's payment
+    # never reaches the carrier's bill: the DB check fails, outside this basis
+    assert done.details.db_match is False
+    assert done.details.db_reason.endswith(
+        '.status: "Paid" where "Awaiting Payment" was expected'
+    )
+    unpaid = _score(row, [c for c in calls if c[1] != "make_payment"])
+    assert unpaid.score == 0.0
+    assert [c.met for c in unpaid.details.env_assertions] == [True, False]  # bill not paid
+    assert unpaid.reason == (
+        "ENV_ASSERTION: assert_no_overdue_bill returned False, not as asserted (True)"
+    )
