@@ -163,8 +163,8 @@ def _ast_verdict(
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
         return _result(0.0, reason, category, failure[0], len(gen), len(exp))
     exp_docs = [_doc(docs, e.name, False) for e in exp]  # once per expected call, as BFCL
-    ok = [[_check(g, e, doc) is None for e, doc in zip(exp, exp_docs, strict=True)] for g in gen]
-    partner = pair(ok, len(exp), strict=False)  # expected -> generated
+    fit = [[j for j, doc in enumerate(exp_docs) if _check(g, exp[j], doc) is None] for g in gen]
+    partner = pair(fit, len(exp), strict=False)  # expected -> generated
     if len(partner) == len(exp):
         reason = f"{category}: all {len(exp)} calls pass, paired without order"
         return _result(1.0, reason, category, "", len(gen), len(exp))

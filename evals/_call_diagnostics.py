@@ -105,12 +105,12 @@ def diagnostics(
     gen: list[Call],
     exp: list[ExpectedCall],
     partner: dict[int, int],
-    ok: list[list[bool]],
+    fit: list[list[int]],
     diagnosed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """One diagnostic per expected call (against its partner, or else the closest free
     generated call of its name), then one per generated call left over. ``partner``:
-    expected index -> generated index; ``ok[i][j]``: generated ``i`` fits expected ``j``;
+    expected index -> generated index; ``fit[i]``: the expected calls generated ``i`` fits;
     ``diagnosed``: the diagnosis of each same-named pair ``(i, j)``, used once at most."""
     paired = set(partner.values())
     free = [i for i in range(len(gen)) if i not in paired]
@@ -126,7 +126,7 @@ def diagnostics(
             continue
         best = max(options, key=lambda d: d["arg_agreement"])  # the first of the best
         i = best["generated_index"]
-        if ok[i][j]:
+        if j in fit[i]:
             best["note"] = _UNPAIRABLE
         free.remove(i)
         calls.append(best)

@@ -210,25 +210,24 @@ def tool_call_match(
     broken = [None] * len(gen) if schema is None else schema_problems(schema, gen, exp)
     # Each same-named pair is diagnosed once: the rule reads the diagnosis, the report too.
     diagnosed: dict[tuple[int, int], dict[str, Any]] = {}
-    ok = []
+    fit: list[list[int]] = []  # by generated call, the expected calls it fits
     for i, g in enumerate(gen):
         row = []
         for j, e in enumerate(exp):
-            fit = False
             if g.name == e.name:
                 d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
                 rule = per_tool.get(e.name, args)  # a user's rule reads the arguments as written
-                fit = broken[i] is None and (
-                    fits(rule, d) if isinstance(rule, str) else bool(rule(g.args, e.args))
-                )
-            row.append(fit)
-        ok.append(row)
-    partner = pair(ok, len(exp), order == "strict")
+                if broken[i] is None and (
+                    fits(rule, d) if isinstance(rule, str) else rule(g.args, e.args)
+                ):
+                    row.append(j)
+        fit.append(row)
+    partner = pair(fit, len(exp), order == "strict")
     k = len(partner)
     passed = {"subset": k == len(gen), "superset": k == len(exp)}.get(
         order, k == len(gen) == len(exp)
     )
-    calls = diagnostics(gen, exp, partner, ok, diagnosed)
+    calls = diagnostics(gen, exp, partner, fit, diagnosed)
     for d in calls:  # a call breaking its tool's schema pairs with nothing: say why
         problem = None if d["generated_index"] is None else broken[d["generated_index"]]
         if problem is not None:
