@@ -239,7 +239,9 @@ def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool =
     if kind is dict or isinstance(value, Mapping):
         key = None if literal else matcher_key(value)
         if key is None:
-            members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
+            members = {}
+            for k, v in value.items():  # (a loop: a comprehension is one more frame)
+                members[k] = _compile(v, (path, k, True), problems, literal)
             return _new(Matcher, ("object", MappingProxyType(members), value, False))
         operand = value[key]  # the common shapes below have nothing to check on the node
         if len(value) != 1 or not (key == "$optional" or (key == "$any" and type(operand) is list)):
@@ -325,7 +327,7 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     """
     if type(expected) is not Matcher:
         expected = compile_matchers(expected)
-    kind, operand = expected.kind, expected.operand
+    kind, operand, _source, _optional = expected
     if kind == "one_of":  # the commonest kind first (BFCL's lists of acceptable values)
         for option in operand:  # noqa: SIM110
             if values_equal(value, option, numeric):

@@ -158,8 +158,12 @@ def type_problem(value: Any, schema: Any) -> str | None:
             names = declared if type(declared) is list else (declared,)
             got = "bool" if FITS["boolean", cls] else cls.__name__
             return f"expected {'/'.join(str(n) for n in names)}, got {got}"
-    items = schema.get("items") if FITS["array", cls] else None
-    if items is not None and (type(items) is dict or isinstance(items, Mapping)):
+    items = schema.get("items")
+    if (
+        items is not None
+        and FITS["array", cls]
+        and (type(items) is dict or isinstance(items, Mapping))
+    ):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -184,13 +188,14 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     args = call.args
     if type(args) is not dict and not isinstance(args, Mapping):
         return f"arguments are a {type(args).__name__}, not an object"
-    for name in declared.required:
+    properties, required = declared
+    for name in required:
         if name not in args:
             return f"missing required parameter {name!r}"
     for name, value in args.items():
-        if name not in declared.properties:
+        if name not in properties:
             return f"undeclared parameter {name!r}"
-        problem = type_problem(value, declared.properties[name])
+        problem = type_problem(value, properties[name])
         if problem is not None:
             return f"type of parameter {name!r}: {problem}"
     return None
