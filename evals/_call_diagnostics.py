@@ -42,9 +42,10 @@ def diagnose(
     agreement = 0.0
     if expected is not None and generated is not None:
         m, g = expected.matcher, generated.args
-        if m.kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
+        kind, members, _source, _optional = m
+        if kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
             present = 0
-            for key, member in m.operand.items():
+            for key, member in members.items():
                 if key not in g:
                     if not member.optional:
                         missing.append(str(key))
@@ -53,8 +54,8 @@ def diagnose(
                     if not matches(g[key], member, numeric):
                         mismatched.append(str(key))
             if present < len(g):
-                extra = [str(k) for k in g if k not in m.operand]
-            n = len(m.operand)
+                extra = [str(k) for k in g if k not in members]
+            n = len(members)
             agreement = (n - len(missing) - len(mismatched)) / n if n else 1.0
         elif matches(g, m, numeric):
             agreement = 1.0
