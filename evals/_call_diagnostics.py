@@ -114,7 +114,10 @@ def diagnostics(
     expected index -> generated index; ``fit[i]``: the expected calls generated ``i`` fits;
     ``diagnosed``: the diagnosis of each same-named pair ``(i, j)``, used once at most."""
     paired = set(partner.values())
-    free = [i for i in range(len(gen)) if i not in paired]
+    free = []  # (loops: a comprehension is one more frame, for a handful of calls)
+    for i in range(len(gen)):
+        if i not in paired:
+            free.append(i)
     calls = []
     for j, e in enumerate(exp):
         if j in partner:  # marked in place: a diagnosis is reported once at most
@@ -131,7 +134,8 @@ def diagnostics(
             best["note"] = _UNPAIRABLE
         free.remove(i)
         calls.append(best)
-    calls += [diagnose(None, None, i, gen[i], False, False) for i in free]
+    for i in free:
+        calls.append(diagnose(None, None, i, gen[i], False, False))
     return calls
 
 
@@ -183,7 +187,10 @@ def tool_match_result(
     precision = matched / n_gen if n_gen else 1.0
     recall = matched / n_exp if n_exp else 1.0
     total = precision + recall
-    agreements = [d["arg_agreement"] for d in calls if d["expected_index"] is not None]
+    agreements = []
+    for d in calls:
+        if d["expected_index"] is not None:
+            agreements.append(d["arg_agreement"])
     details = {
         "order": modes[0],
         "args": modes[1],

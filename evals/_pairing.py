@@ -17,7 +17,11 @@ def pair(fit: list[list[int]], n_expected: int, strict: bool) -> dict[int, int]:
     """
     if strict:
         return {j: i for i, j in align_in_order(fit, n_expected)}
-    return {j: i for i, j in enumerate(max_matching(fit, n_expected)) if j >= 0}
+    partner = {}  # (a loop: a comprehension is one more frame, for a handful of calls)
+    for i, j in enumerate(max_matching(fit, n_expected)):
+        if j >= 0:
+            partner[j] = i
+    return partner
 
 
 def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:
@@ -66,19 +70,15 @@ def align_in_order(fit: list[list[int]], m: int) -> list[tuple[int, int]]:
     [(1, 0)]
     """
     n = len(fit)
-    ok = [[False] * m for _ in range(n)]
-    for i, row in enumerate(fit):
-        for j in row:
-            ok[i][j] = True
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
-        row, below, ok_row = best[i], best[i + 1], ok[i]
+        row, below, fits = best[i], best[i + 1], fit[i]
         for j in range(m - 1, -1, -1):
-            row[j] = below[j + 1] + 1 if ok_row[j] else max(below[j], row[j + 1])
+            row[j] = below[j + 1] + 1 if j in fits else max(below[j], row[j + 1])
     pairs = []
     i = j = 0
     while i < n and j < m:
-        if ok[i][j] and best[i][j] == best[i + 1][j + 1] + 1:
+        if j in fit[i] and best[i][j] == best[i + 1][j + 1] + 1:
             pairs.append((i, j))
             i += 1
             j += 1

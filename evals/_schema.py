@@ -131,7 +131,10 @@ def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str
     """
     expected = set(map(_name, exp))
     index = schema_index(tools, expected.intersection(map(_name, gen)))
-    return [schema_problem(g, index) if g.name in expected else None for g in gen]
+    problems: list[str | None] = []
+    for g in gen:  # (a loop: a comprehension is one more frame, for a handful of calls)
+        problems.append(schema_problem(g, index) if g.name in expected else None)
+    return problems
 
 
 def type_problem(value: Any, schema: Any) -> str | None:
@@ -159,11 +162,7 @@ def type_problem(value: Any, schema: Any) -> str | None:
             got = "bool" if FITS["boolean", cls] else cls.__name__
             return f"expected {'/'.join(str(n) for n in names)}, got {got}"
     items = schema.get("items")
-    if (
-        items is not None
-        and FITS["array", cls]
-        and (type(items) is dict or isinstance(items, Mapping))
-    ):
+    if items is not None and FITS["array", cls] and isinstance(items, Mapping):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
