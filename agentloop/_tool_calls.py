@@ -63,6 +63,8 @@ class ReadCall(NamedTuple):
 
 
 _new = tuple.__new__  # ReadCall(...) runs a Python-level __new__; this is the C one
+# ``json.loads`` on text, without its wrapper (which also reads bytes and options).
+_loads = json.JSONDecoder().decode
 
 
 def field(obj: Any, key: str) -> Any:
@@ -119,7 +121,7 @@ def decode_arguments(value: Any) -> tuple[Any, str | None]:
         return {}, None
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _loads(value)
         except (ValueError, RecursionError):
             return ({}, None) if not value.strip() else (value, NOT_JSON)
     return value, None if isinstance(value, dict) else NOT_OBJECT
@@ -140,7 +142,7 @@ def strict_problem(text: Any) -> str | None:
 def _strict(text: str) -> tuple[Any, str | None]:
     """``text`` as a strict JSON reader reads it, and the problem (the text when not JSON)."""
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except (ValueError, RecursionError):
         return text, NOT_JSON
     return value, None if isinstance(value, dict) else NOT_OBJECT
@@ -196,9 +198,12 @@ def read_call(item: Any, as_sent: bool = False) -> ReadCall:
     if fields is None:
         return ReadCall("", {}, NOT_A_CALL)
     name, raw = fields
-    text = field(item, "raw_args") if as_sent else None
-    text = text if isinstance(text, str) else raw
-    args, problem = _strict(text) if as_sent and isinstance(text, str) else decode_arguments(raw)
+    if as_sent:  # the text a call kept wins; text is read strictly
+        text = field(item, "raw_args")
+        text = text if isinstance(text, str) else raw
+        args, problem = _strict(text) if isinstance(text, str) else decode_arguments(raw)
+    else:
+        args, problem = decode_arguments(raw)
     if not isinstance(name, str) or not name:
         return _new(ReadCall, ("", args, NO_NAME))
     return _new(ReadCall, (name, args, problem))

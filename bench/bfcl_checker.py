@@ -24,8 +24,9 @@ the same way. ``--mode prompt`` keeps the dotted names and uses a prompting mode
 A parallel output that BFCL rejects with ``cannot_find_match`` also gets
 ``passes_reordered``: whether BFCL passes another order of the same calls.
 
-``--time N`` prints, instead of verdicts, N timings (seconds) over all the cases of the
-checker alone and of BFCL's FC decoding (``decode_ast``) + the checker.
+``--time N`` prints, instead of verdicts, N timings (CPU seconds, ``time.process_time``)
+over all the cases of the checker alone and of BFCL's FC decoding (``decode_ast``) + the
+checker.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def passes_reordered(
 
 
 def timing(prepared: list[Any], model: str, trials: int) -> dict[str, Any]:
-    """Seconds per trial over all cases: the check alone, and decoding + check, where the
+    """CPU seconds per trial over all cases: the check alone, and decoding + check, where the
     decoding is BFCL's OpenAI FC handler's ``decode_ast`` on ``[{name: arguments JSON}]``
     (the raw form BFCL stores for a function-calling model)."""
     handler = _FC_HANDLER
@@ -144,18 +145,18 @@ def timing(prepared: list[Any], model: str, trials: int) -> dict[str, Any]:
     ]
     check, decode_check = [], []
     for _ in range(trials):
-        start = time.perf_counter()
+        start = time.process_time()
         for case, output, entry, answer in prepared:
             verdict(output, case["category"], entry, answer, model)
-        check.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        check.append(time.process_time() - start)
+        start = time.process_time()
         for (case, _output, entry, answer), result in zip(prepared, raw, strict=True):
             try:
                 decoded = handler.decode_ast(result, ReturnFormat.PYTHON, False)
             except Exception:  # BFCL: a reply it cannot decode is no call
                 decoded = []
             verdict(decoded, case["category"], entry, answer, model)
-        decode_check.append(time.perf_counter() - start)
+        decode_check.append(time.process_time() - start)
     return {"cases": len(prepared), "check_s": check,
             "decode_check_s": decode_check}  # fmt: skip
 

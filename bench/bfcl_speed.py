@@ -5,6 +5,8 @@ see the same machine load: BFCL's worker (``.venv-bfcl``, ``bfcl_checker.py --ti
 and agentloop's (this file run as a script, ``--time``). On this VM one process can run
 the same loop 30% or more slower than another, for its whole life, so both sides get
 the same treatment; the best time of each over the trials is reported in µs per case.
+Both sides time CPU time (``time.process_time``), not wall time: on a shared machine a
+process waiting for a core would otherwise be charged for other people's work.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def speed(
         "tool_call_match_us_per_case": us["match"],
         "machine": machine(),
     }
-    print(f"\nspeed on {n} canonical cases, best of {trials} alternating trials, {mode} mode")
+    print(f"\nspeed on {n} canonical cases, best of {trials} alternating trials (CPU time), {mode}")
     print(f"  machine: {result['machine']}")
     print(f"  BFCL ast_checker alone         : {bfcl_us:8.1f} µs/case (calls decoded)")
     print(f"  BFCL decode_ast + ast_checker  : {bfcl_decode_us:8.1f} µs/case (JSON arguments)")
@@ -107,7 +109,7 @@ def _run(command: list[str]) -> dict[str, Any]:
 
 
 def timing(cases: list[dict[str, Any]], data: Path, trials: int) -> dict[str, list[float]]:
-    """Seconds per trial over all cases, for each of agentloop's checkers (``_KEYS``)."""
+    """CPU seconds per trial over all cases, for each of agentloop's checkers (``_KEYS``)."""
     cats = list(dict.fromkeys(c["category"] for c in cases))
     rows = {r["id"]: r for cat in cats for r in bfcl_rows(cat, data)}
     # Inputs as a run has them, and as BFCL's worker has its own: parsed from JSON (a
@@ -127,18 +129,18 @@ def timing(cases: list[dict[str, Any]], data: Path, trials: int) -> dict[str, li
     match = [(messages, row.get("ground_truth"), row.get("tools")) for _c, messages, row in items]
     out: dict[str, list[float]] = {key: [] for key in _KEYS}
     for _ in range(trials):
-        start = time.perf_counter()
+        start = time.process_time()
         for kwargs in bound:
             bfcl_verdict(**kwargs)
-        out["verdict"].append(time.perf_counter() - start)
-        start = time.perf_counter()
+        out["verdict"].append(time.process_time() - start)
+        start = time.process_time()
         for kwargs in decoded:
             bfcl_verdict(**kwargs)
-        out["decoded"].append(time.perf_counter() - start)
-        start = time.perf_counter()
+        out["decoded"].append(time.process_time() - start)
+        start = time.process_time()
         for messages, truth, tools in match:
             tool_call_match(messages, truth, order="unordered", schema=tools)
-        out["match"].append(time.perf_counter() - start)
+        out["match"].append(time.process_time() - start)
     return out
 
 

@@ -29,8 +29,9 @@ _UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "for
 def _expected(ground_truth: Any) -> list[Call]:
     """The expected calls, read afresh on every call (so an edit in place counts)."""
     exp = collect_calls(ground_truth, [], "expected")
-    if any(not isinstance(e.args, dict) for e in exp):
-        raise Unsupported("expected arguments are not an object")
+    for e in exp:
+        if not isinstance(e.args, dict):
+            raise Unsupported("expected arguments are not an object")
     return exp
 
 
@@ -64,8 +65,9 @@ def _kind(category: Any) -> tuple[int, bool, bool]:
     """(relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel) of a category."""
     if not isinstance(category, str) or not category:
         raise ValueError("bfcl_verdict: no category (metadata.bfcl_category or category=)")
-    if any(part in category for part in _UNSUPPORTED):
-        raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
+    for part in _UNSUPPORTED:  # (a loop: a generator costs more)
+        if part in category:
+            raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
     relevance = 1 if "irrelevance" in category else 2 if "relevance" in category else 0
     return relevance, "multiple" in category, "parallel" in category
 
@@ -163,8 +165,8 @@ def _ast_verdict(
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
         return _result(0.0, reason, category, failure[0], len(gen), len(exp))
     exp_docs = [_doc(docs, e.name, False) for e in exp]  # once per expected call, as BFCL
-    ok = [[_check(g, e, doc) is None for e, doc in zip(exp, exp_docs, strict=True)] for g in gen]
-    partner = pair(ok, len(exp), strict=False)  # expected -> generated
+    fit = [[j for j, doc in enumerate(exp_docs) if _check(g, exp[j], doc) is None] for g in gen]
+    partner = pair(fit, len(exp), strict=False)  # expected -> generated
     if len(partner) == len(exp):
         reason = f"{category}: all {len(exp)} calls pass, paired without order"
         return _result(1.0, reason, category, "", len(gen), len(exp))

@@ -40,7 +40,10 @@ def answer_options(value: Any, top: bool = True) -> list[Any]:
     if key is None:
         return [_answer(value) if top else value]
     if key == "$any":
-        return [_answer(o) if top else _plain(o) for o in value[key]]
+        options = []  # (a loop: a comprehension is one more frame)
+        for option in value[key]:
+            options.append(_answer(option) if top else _plain(option))
+        return options
     if key == "$optional":
         return [*answer_options(value[key], top), ""]
     if key == "$literal":
@@ -57,6 +60,8 @@ def _answer(value: Any) -> Any:
     dicts) become lists of acceptable values; a member written as a plain list is taken
     as BFCL's own list."""
     kind = type(value)
+    if kind in _SCALARS:  # (the commonest: no ABC check)
+        return value
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
         return {k: v if type(v) is list else answer_options(v, False) for k, v in value.items()}
     if kind is list:
@@ -79,16 +84,9 @@ Failure = tuple[str, str]
 
 # BFCL's PYTHON_TYPE_MAPPING ("any" is a string there), plus the JSON-schema names
 # OpenAI tool schemas use, for rows without BFCL's own function docs.
-_PY_TYPES: dict[str, type] = {
-    "string": str,
-    "integer": int,
-    "float": float,
-    "boolean": bool,
-    "array": list,
-    "tuple": list,
-    "dict": dict,
-    "any": str,
-}
+_PY_TYPES: dict[str, type] = dict(
+    string=str, integer=int, float=float, boolean=bool, array=list, tuple=list, dict=dict, any=str
+)
 _ALIASES = {"object": "dict", "number": "float"}
 
 

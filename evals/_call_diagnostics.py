@@ -42,9 +42,10 @@ def diagnose(
     agreement = 0.0
     if expected is not None and generated is not None:
         m, g = expected.matcher, generated.args
-        if m.kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
+        kind, members, _source, _optional = m
+        if kind == "object" and (type(g) is dict or isinstance(g, Mapping)):
             present = 0
-            for key, member in m.operand.items():
+            for key, member in members.items():
                 if key not in g:
                     if not member.optional:
                         missing.append(str(key))
@@ -53,8 +54,8 @@ def diagnose(
                     if not matches(g[key], member, numeric):
                         mismatched.append(str(key))
             if present < len(g):
-                extra = [str(k) for k in g if k not in m.operand]
-            n = len(m.operand)
+                extra = [str(k) for k in g if k not in members]
+            n = len(members)
             agreement = (n - len(missing) - len(mismatched)) / n if n else 1.0
         elif matches(g, m, numeric):
             agreement = 1.0
@@ -105,15 +106,18 @@ def diagnostics(
     gen: list[Call],
     exp: list[ExpectedCall],
     partner: dict[int, int],
-    ok: list[list[bool]],
+    fit: list[list[int]],
     diagnosed: dict[tuple[int, int], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """One diagnostic per expected call (against its partner, or else the closest free
     generated call of its name), then one per generated call left over. ``partner``:
-    expected index -> generated index; ``ok[i][j]``: generated ``i`` fits expected ``j``;
+    expected index -> generated index; ``fit[i]``: the expected calls generated ``i`` fits;
     ``diagnosed``: the diagnosis of each same-named pair ``(i, j)``, used once at most."""
     paired = set(partner.values())
-    free = [i for i in range(len(gen)) if i not in paired]
+    free = []  # (loops: a comprehension is one more frame, for a handful of calls)
+    for i in range(len(gen)):
+        if i not in paired:
+            free.append(i)
     calls = []
     for j, e in enumerate(exp):
         if j in partner:  # marked in place: a diagnosis is reported once at most
@@ -126,11 +130,12 @@ def diagnostics(
             continue
         best = max(options, key=lambda d: d["arg_agreement"])  # the first of the best
         i = best["generated_index"]
-        if ok[i][j]:
+        if j in fit[i]:
             best["note"] = _UNPAIRABLE
         free.remove(i)
         calls.append(best)
-    calls += [diagnose(None, None, i, gen[i], False, False) for i in free]
+    for i in free:
+        calls.append(diagnose(None, None, i, gen[i], False, False))
     return calls
 
 
@@ -182,7 +187,10 @@ def tool_match_result(
     precision = matched / n_gen if n_gen else 1.0
     recall = matched / n_exp if n_exp else 1.0
     total = precision + recall
-    agreements = [d["arg_agreement"] for d in calls if d["expected_index"] is not None]
+    agreements = []
+    for d in calls:
+        if d["expected_index"] is not None:
+            agreements.append(d["arg_agreement"])
     details = {
         "order": modes[0],
         "args": modes[1],

@@ -140,7 +140,8 @@ class Matcher(NamedTuple):
 
 def matcher_key(value: Any) -> str | None:
     """The ``$`` key of a matcher object, or None for a plain value."""
-    if type(value) is dict or isinstance(value, Mapping):
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):  # (lists: no ABC check)
         for key in value:
             if isinstance(key, str) and key[:1] == "$":
                 return key
@@ -236,10 +237,12 @@ def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool =
     kind = type(value)
     if kind in _SCALARS:
         return _new(Matcher, ("exact", value, value, False))
-    if kind is dict or isinstance(value, Mapping):
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
         key = None if literal else matcher_key(value)
         if key is None:
-            members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
+            members = {}
+            for k, v in value.items():  # (a loop: a comprehension is one more frame)
+                members[k] = _compile(v, (path, k, True), problems, literal)
             return _new(Matcher, ("object", MappingProxyType(members), value, False))
         operand = value[key]  # the common shapes below have nothing to check on the node
         if len(value) != 1 or not (key == "$optional" or (key == "$any" and type(operand) is list)):
@@ -325,7 +328,7 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
     """
     if type(expected) is not Matcher:
         expected = compile_matchers(expected)
-    kind, operand = expected.kind, expected.operand
+    kind, operand, _source, _optional = expected
     if kind == "one_of":  # the commonest kind first (BFCL's lists of acceptable values)
         for option in operand:  # noqa: SIM110
             if values_equal(value, option, numeric):
@@ -351,11 +354,12 @@ def matches(value: Any, expected: Any, numeric: bool = False) -> bool:
                 return False
         return present == len(value)  # and no member that is not expected
     if kind == "array":
-        return (
-            isinstance(value, (list, tuple))
-            and len(value) == len(operand)
-            and all(matches(v, m, numeric) for v, m in zip(value, operand, strict=True))
-        )
+        if not isinstance(value, (list, tuple)) or len(value) != len(operand):
+            return False
+        for item, member in zip(value, operand, strict=True):  # (a loop: all() costs more)
+            if not matches(item, member, numeric):
+                return False
+        return True
     if kind == "regex":
         return isinstance(value, str) and operand.fullmatch(value) is not None
     if kind == "approx":

@@ -23,16 +23,9 @@ __all__ = [
 ]
 
 # LangChain message ``type`` values mapped to OpenAI roles.
-_ROLES = {
-    "ai": "assistant",
-    "AIMessageChunk": "assistant",
-    "human": "user",
-    "HumanMessageChunk": "user",
-    "tool": "tool",
-    "ToolMessageChunk": "tool",
-    "system": "system",
-    "SystemMessageChunk": "system",
-}
+_ROLES = {"ai": "assistant", "human": "user", "tool": "tool", "system": "system"}
+_ROLES |= {"AIMessageChunk": "assistant", "HumanMessageChunk": "user",
+           "ToolMessageChunk": "tool", "SystemMessageChunk": "system"}  # fmt: skip
 
 
 def is_trajectory(obj: Any) -> bool:

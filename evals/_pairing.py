@@ -3,25 +3,25 @@ modes, the longest order-preserving alignment in the strict one."""
 
 from __future__ import annotations
 
-from collections import deque
-from itertools import compress
-
 __all__ = ["align_in_order", "max_matching", "pair"]
 
 
-def pair(ok: list[list[bool]], n_expected: int, strict: bool) -> dict[int, int]:
-    """The generated partner of each paired expected call; ``ok[i][j]``: generated call
-    ``i`` fits expected call ``j``.
+def pair(fit: list[list[int]], n_expected: int, strict: bool) -> dict[int, int]:
+    """The generated partner of each paired expected call; ``fit[i]``: the expected calls
+    generated call ``i`` fits, in order.
 
-    >>> pair([[True, True], [True, False]], 2, strict=False)
+    >>> pair([[0, 1], [0]], 2, strict=False)
     {1: 0, 0: 1}
-    >>> pair([[False, True], [True, False]], 2, strict=True)  # a swap keeps one pair
+    >>> pair([[1], [0]], 2, strict=True)  # a swap keeps one pair
     {0: 1}
     """
     if strict:
-        return {j: i for i, j in align_in_order(ok)}
-    adjacency = [list(compress(range(len(row)), row)) for row in ok]
-    return {j: i for i, j in enumerate(max_matching(adjacency, n_expected)) if j >= 0}
+        return {j: i for i, j in align_in_order(fit, n_expected)}
+    partner = {}  # (a loop: a comprehension is one more frame, for a handful of calls)
+    for i, j in enumerate(max_matching(fit, n_expected)):
+        if j >= 0:
+            partner[j] = i
+    return partner
 
 
 def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:
@@ -39,10 +39,9 @@ def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:
     left_of = [-1] * n_right
     for start in range(len(adjacency)):
         came_from: dict[int, int] = {}  # right vertex -> left vertex that reached it
-        queue = deque([start])
+        queue = [start]  # grows as it is read: breadth first
         end = -1
-        while queue and end < 0:
-            u = queue.popleft()
+        for u in queue:
             for v in adjacency[u]:
                 if v in came_from:
                     continue
@@ -51,6 +50,8 @@ def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:
                     end = v
                     break
                 queue.append(left_of[v])
+            if end >= 0:
+                break
         while end >= 0:  # flip the path: each left vertex takes the right it reached
             u = came_from[end]
             previous = right_of[u]
@@ -59,25 +60,25 @@ def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:
     return right_of
 
 
-def align_in_order(ok: list[list[bool]]) -> list[tuple[int, int]]:
-    """Longest order-preserving pairing (LCS) of generated rows with expected columns.
+def align_in_order(fit: list[list[int]], m: int) -> list[tuple[int, int]]:
+    """Longest order-preserving pairing (LCS) of generated calls with the ``m`` expected
+    ones; ``fit[i]``: the expected calls generated call ``i`` fits.
 
-    >>> align_in_order([[True, False, True], [False, False, True]])  # rows: generated
+    >>> align_in_order([[0, 2], [2]], 3)
     [(0, 0), (1, 2)]
-    >>> align_in_order([[False, True], [True, False]])  # a swap keeps only one pair
+    >>> align_in_order([[1], [0]], 2)  # a swap keeps only one pair
     [(1, 0)]
     """
-    n = len(ok)
-    m = len(ok[0]) if n else 0
+    n = len(fit)
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
-        row, below, ok_row = best[i], best[i + 1], ok[i]
+        row, below, fits = best[i], best[i + 1], fit[i]
         for j in range(m - 1, -1, -1):
-            row[j] = below[j + 1] + 1 if ok_row[j] else max(below[j], row[j + 1])
+            row[j] = below[j + 1] + 1 if j in fits else max(below[j], row[j + 1])
     pairs = []
     i = j = 0
     while i < n and j < m:
-        if ok[i][j] and best[i][j] == best[i + 1][j + 1] + 1:
+        if j in fit[i] and best[i][j] == best[i + 1][j + 1] + 1:
             pairs.append((i, j))
             i += 1
             j += 1

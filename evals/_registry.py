@@ -44,16 +44,8 @@ __all__ = [
 
 # A reward's inputs, the parameters a config may set (None: any) and the required ones.
 Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]
-INPUTS = (
-    "final_answer",
-    "trajectory",
-    "messages",
-    "ground_truth",
-    "answer",
-    "metadata",
-    "row",
-    "environment",
-)
+INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "answer", "metadata", "row",
+          "environment")  # fmt: skip
 
 
 def read_signature(

@@ -131,7 +131,10 @@ def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str
     """
     expected = set(map(_name, exp))
     index = schema_index(tools, expected.intersection(map(_name, gen)))
-    return [schema_problem(g, index) if g.name in expected else None for g in gen]
+    problems: list[str | None] = []
+    for g in gen:  # (a loop: a comprehension is one more frame, for a handful of calls)
+        problems.append(schema_problem(g, index) if g.name in expected else None)
+    return problems
 
 
 def type_problem(value: Any, schema: Any) -> str | None:
@@ -158,8 +161,8 @@ def type_problem(value: Any, schema: Any) -> str | None:
             names = declared if type(declared) is list else (declared,)
             got = "bool" if FITS["boolean", cls] else cls.__name__
             return f"expected {'/'.join(str(n) for n in names)}, got {got}"
-    items = schema.get("items") if FITS["array", cls] else None
-    if items is not None and (type(items) is dict or isinstance(items, Mapping)):
+    items = schema.get("items")
+    if items is not None and FITS["array", cls] and isinstance(items, Mapping):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -184,13 +187,14 @@ def schema_problem(call: Call, index: SchemaIndex) -> str | None:
     args = call.args
     if type(args) is not dict and not isinstance(args, Mapping):
         return f"arguments are a {type(args).__name__}, not an object"
-    for name in declared.required:
+    properties, required = declared
+    for name in required:
         if name not in args:
             return f"missing required parameter {name!r}"
     for name, value in args.items():
-        if name not in declared.properties:
+        if name not in properties:
             return f"undeclared parameter {name!r}"
-        problem = type_problem(value, declared.properties[name])
+        problem = type_problem(value, properties[name])
         if problem is not None:
             return f"type of parameter {name!r}: {problem}"
     return None

@@ -210,35 +210,38 @@ def tool_call_match(
     broken = [None] * len(gen) if schema is None else schema_problems(schema, gen, exp)
     # Each same-named pair is diagnosed once: the rule reads the diagnosis, the report too.
     diagnosed: dict[tuple[int, int], dict[str, Any]] = {}
-    ok = []
+    fit: list[list[int]] = []  # by generated call, the expected calls it fits
     for i, g in enumerate(gen):
         row = []
+        name, problem = g.name, broken[i]
         for j, e in enumerate(exp):
-            fit = False
-            if g.name == e.name:
+            if name == e.name:
                 d = diagnosed[i, j] = diagnose(j, e, i, g, False, numeric)
-                rule = per_tool.get(e.name, args)  # a user's rule reads the arguments as written
-                fit = broken[i] is None and (
-                    fits(rule, d) if isinstance(rule, str) else bool(rule(g.args, e.args))
-                )
-            row.append(fit)
-        ok.append(row)
-    partner = pair(ok, len(exp), order == "strict")
-    k = len(partner)
-    passed = {"subset": k == len(gen), "superset": k == len(exp)}.get(
-        order, k == len(gen) == len(exp)
-    )
-    calls = diagnostics(gen, exp, partner, ok, diagnosed)
+                rule = per_tool.get(name, args)  # a user's rule reads the arguments as written
+                if problem is None and (
+                    fits(rule, d) if isinstance(rule, str) else rule(g.args, e.args)
+                ):
+                    row.append(j)
+        fit.append(row)
+    partner = pair(fit, len(exp), order == "strict")
+    k, n_gen, n_exp = len(partner), len(gen), len(exp)
+    if order == "subset":
+        passed, side = k == n_gen, "generated_index"
+    elif order == "superset":
+        passed, side = k == n_exp, "expected_index"
+    else:
+        passed, side = k == n_gen == n_exp, None
+    calls = diagnostics(gen, exp, partner, fit, diagnosed)
     for d in calls:  # a call breaking its tool's schema pairs with nothing: say why
         problem = None if d["generated_index"] is None else broken[d["generated_index"]]
         if problem is not None:
             d["note"] = "; ".join(filter(None, (d["note"], f"schema: {problem}")))
-    reason = f"{order}: {k} of {len(exp)} expected and {k} of {len(gen)} generated calls paired"
-    side = {"subset": "generated_index", "superset": "expected_index"}.get(order)
-    failed = [d for d in calls if not (d["matched"] or (side and d[side] is None))]
-    if not passed and failed:  # the first failure on the side the mode checks
-        reason += "; " + describe(failed[0], exp, gen)
-    return tool_match_result(float(passed), reason, (len(gen), len(exp), k), calls, notes, modes)
+    reason = f"{order}: {k} of {n_exp} expected and {k} of {n_gen} generated calls paired"
+    if not passed:  # the first failure on the side the mode checks
+        failed = [d for d in calls if not (d["matched"] or (side and d[side] is None))]
+        if failed:
+            reason += "; " + describe(failed[0], exp, gen)
+    return tool_match_result(float(passed), reason, (n_gen, n_exp, k), calls, notes, modes)
 
 
 # Deprecated wrappers kept for reward-kit's names: each only delegates to
