@@ -99,6 +99,8 @@ class StubServer:
         """The answer to ``GET .../models`` (None: a listing of ``stub-model``)."""
         self.gets: list[str] = []
         """Paths of the GET requests, in arrival order."""
+        self.ports: list[int] = []
+        """The client port of each chat completion request (one per connection)."""
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -181,6 +183,7 @@ class StubServer:
                 with stub._lock:
                     stub.requests.append(body)
                     stub.raw.append((self.path, data))
+                    stub.ports.append(self.client_address[1])
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     stub.in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
