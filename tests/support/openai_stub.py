@@ -82,6 +82,10 @@ def error(
     return StubResponse(status=status, body=body, headers=dict(headers or {}))
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the listen backlog (5 by default): many clients connect at once
+
+
 class StubServer:
     """A threaded HTTP server speaking enough of the OpenAI protocol for the tests."""
 
@@ -105,7 +109,7 @@ class StubServer:
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
