@@ -42,6 +42,24 @@ FollowupToolChoice = Literal["auto_if_forced", "keep", "auto", "none"]
 FOLLOWUP_TOOL_CHOICES: tuple[str, ...] = ("auto_if_forced", "keep", "auto", "none")
 
 
+def _completion_json(raw_response: Any) -> Any:
+    """A JSON completion as the dict the server sent, which ``_create_chat_result`` reads
+    as it reads the SDK's ``ChatCompletion`` (whose construction and ``model_dump`` cost
+    about a tenth of a request). Anything else (a body that is not a JSON object, another
+    content type) is left to the SDK's ``parse``, which decides what it becomes.
+
+    What a recorded reply keeps is then what the server sent: the ``None`` defaults the
+    SDK's model fills in for absent fields (``refusal``, ``logprobs``,
+    ``system_fingerprint``, the usage details) are no longer added."""
+    response = raw_response.http_response
+    content_type = response.headers.get("content-type", "*").split(";")[0]
+    if content_type.endswith("json"):
+        data = response.json()  # raises as the SDK's parse would on a broken body
+        if type(data) is dict:
+            return data
+    return raw_response.parse()
+
+
 def _is_forced(choice: Any) -> bool:
     """``required`` or a named tool: the model may only answer with a tool call."""
     return choice == "required" or (isinstance(choice, dict) and choice.get("type") == "function")
@@ -171,7 +189,8 @@ class CompatChatOpenAI(ChatOpenAI):
         raw_response = None
         try:
             raw_response = await client.with_raw_response.create(**payload)
-            response = raw_response.parse()
+            # The Responses API's reply is read from the SDK's typed model (read_response).
+            response = raw_response.parse() if responses else _completion_json(raw_response)
         except openai.BadRequestError as exc:
             _handle_openai_bad_request(exc)  # raises LangChain's error for it
             raise

@@ -31,6 +31,7 @@ from agentloop.models._base import (
 )
 from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
 from agentloop.models._endpoint import check_endpoint, display_url
+from agentloop.models._pools import pooled_http_client
 from agentloop.models._reasoning import openai_reasoning, split_reasoning
 from agentloop.models._responses import check_api, check_responses_params, responses_arguments
 
@@ -217,7 +218,7 @@ class OpenAISource(ModelSource):
         self.endpoint = display_url(base_url)
         self.retry_policy = retry_policy_from(options)
         self.api = api
-        self._http = openai.DefaultAsyncHttpxClient()
+        self._http = pooled_http_client()  # connections in several pools (see _pools)
         self.model = build_chat_openai(
             model, params, options, base_url=base_url, api_key=key, http_client=self._http,
             api=api,

@@ -82,6 +82,33 @@ def _scrubbed(traj: Trajectory) -> dict[str, Any]:
     return result
 
 
+def _as_sent(data: dict[str, Any]) -> dict[str, Any]:
+    """A scrubbed trajectory of the SDK's path as the lean path records it: the lean path
+    reads the completion the server sent as a dict, without the ``None`` defaults the SDK's
+    ``ChatCompletion`` model fills in for absent fields. So a reply no longer holds
+    ``refusal: None``, ``logprobs: None`` nor ``None`` usage details, and an absent
+    ``system_fingerprint`` reads as LangChain reads it from a dict (``""``)."""
+    for message in data["messages"]:
+        extra = message.get("langchain") or {}
+        kwargs = extra.get("additional_kwargs") or {}
+        if "refusal" in kwargs and kwargs["refusal"] is None:
+            del kwargs["refusal"]
+            if not kwargs:
+                del extra["additional_kwargs"]
+        meta = extra.get("response_metadata")
+        if not meta:
+            continue
+        if "logprobs" in meta and meta["logprobs"] is None:
+            del meta["logprobs"]
+        if meta.get("system_fingerprint", "") is None:
+            meta["system_fingerprint"] = ""
+        usage = meta.get("token_usage") or {}
+        for name in ("completion_tokens_details", "prompt_tokens_details"):
+            if name in usage and usage[name] is None:
+                del usage[name]
+    return data
+
+
 Runner = Callable[[CompatChatOpenAI], Awaitable[Any]]
 
 
@@ -146,8 +173,11 @@ _PARAMS = {
 }  # fmt: skip
 
 
+USAGE = {"prompt_tokens": 30, "completion_tokens": 5, "total_tokens": 35}
+
+
 def _script() -> list[StubResponse]:
-    usage = {"prompt_tokens": 30, "completion_tokens": 5, "total_tokens": 35}
+    usage = USAGE
     return [
         reply("Adding.", tool_calls=[call("add", {"a": 2, "b": 3}, id="c1"),
                                      call("add", {"a": 4, "b": 5}, id="c2")], usage=usage),
@@ -176,7 +206,10 @@ def test_a_tool_conversation_sends_the_same_bytes_and_records_the_same_trajector
     assert len(new.raw) == 4 and after.stop_reason == "final" and after.rounds == 3
     assert new.raw == old.raw  # the same path, query and body bytes, request by request
     assert _headers(new) == _headers(old)
-    assert _scrubbed(after) == _scrubbed(before)
+    assert _scrubbed(after) == _as_sent(_scrubbed(before))
+    replies = [m for m in after.messages if isinstance(m, AIMessage) and m.response_metadata]
+    assert [m.response_metadata["token_usage"] for m in replies] == [USAGE] * 4  # as sent
+    assert all("logprobs" not in m.response_metadata for m in replies)
     ids = [m.id for m in after.messages if isinstance(m, AIMessage) and m.response_metadata]
     assert len(ids) == 4 and all(re.fullmatch(r"lc_run--[0-9a-f-]{36}-0", i or "") for i in ids)
     # The fields really were sent (the comparison is not between two empty bodies).
@@ -263,7 +296,8 @@ def test_a_429_then_success_is_retried_the_same_way() -> None:
 
     (before, old), (after, new) = both_paths(script, run)
     assert after.final_answer == "hello" and [s.retries for s in after.steps] == [1]
-    assert _scrubbed(after) == _scrubbed(before) and new.raw == old.raw and len(new.raw) == 2
+    assert _scrubbed(after) == _as_sent(_scrubbed(before))
+    assert new.raw == old.raw and len(new.raw) == 2
     assert [h["x-stainless-retry-count"] for h in new.headers] == ["0", "0"]  # the engine retries
 
 
@@ -298,7 +332,7 @@ def test_a_timeout_is_retried_and_reported_the_same_way() -> None:
     options = {"request_timeout": 0.3}
     (before, _), (after, new) = both_paths(script, run, options=options)
     assert after.final_answer == "on time" and after.steps[0].retries == 1
-    assert _scrubbed(after) == _scrubbed(before)
+    assert _scrubbed(after) == _as_sent(_scrubbed(before))
     assert new.headers[0]["x-stainless-read-timeout"] == "0.3"
 
     async def timed_out(model: CompatChatOpenAI) -> str:
@@ -339,3 +373,32 @@ def test_a_callback_handler_still_sees_every_model_call() -> None:
     assert seen.ends[0].generations[0][0].message is with_handler
     assert with_handler.content == "a" and plain.content == "b"
     assert plain.response_metadata["model_name"] == with_handler.response_metadata["model_name"]
+
+
+
+async def _failure(model: CompatChatOpenAI) -> BaseException:
+    with pytest.raises(Exception) as caught:
+        await model.ainvoke("hi")
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "body", [[1, 2], "<html>oops</html>", None, {"error": {"message": "overloaded"}}]
+)
+def test_a_reply_that_is_not_a_completion_fails_the_same_way(body: Any) -> None:
+    (old_exc, _), (new_exc, _) = both_paths([StubResponse(body=body)], _failure)
+    assert type(new_exc) is type(old_exc) and str(new_exc) == str(old_exc)
+    assert isinstance(new_exc, (AttributeError, ValueError))
+
+
+def test_a_completion_without_choices_is_reported_with_the_keys_it_has() -> None:
+    """The one difference in errors: LangChain names the keys of the reply, which are now
+    the server's, not the fields of the SDK's model (which made a missing ``choices`` look
+    like a null one)."""
+    (old_exc, _), (new_exc, _) = both_paths([StubResponse(body={"foo": 1})], _failure)
+    assert "null value for 'choices'" in str(old_exc) and "'system_fingerprint'" in str(old_exc)
+    assert isinstance(new_exc, KeyError)
+    assert str(new_exc) == '"Response missing \'choices\' key: dict_keys([\'foo\'])"'
+    (old_exc, _), (new_exc, _) = both_paths([StubResponse(body={"choices": None})], _failure)
+    assert type(new_exc) is type(old_exc) is TypeError
+    assert str(new_exc).endswith("Full response keys: ['choices']")

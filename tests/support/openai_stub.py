@@ -82,6 +82,10 @@ def error(
     return StubResponse(status=status, body=body, headers=dict(headers or {}))
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the listen backlog (5 by default): many clients connect at once
+
+
 class StubServer:
     """A threaded HTTP server speaking enough of the OpenAI protocol for the tests."""
 
@@ -99,11 +103,13 @@ class StubServer:
         """The answer to ``GET .../models`` (None: a listing of ``stub-model``)."""
         self.gets: list[str] = []
         """Paths of the GET requests, in arrival order."""
+        self.ports: list[int] = []
+        """The client port of each chat completion request (one per connection)."""
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -181,6 +187,7 @@ class StubServer:
                 with stub._lock:
                     stub.requests.append(body)
                     stub.raw.append((self.path, data))
+                    stub.ports.append(self.client_address[1])
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     stub.in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
