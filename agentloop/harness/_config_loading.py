@@ -214,7 +214,7 @@ def override(
     for key, value in (overrides or {}).items():
         _set_dotted(result, key, value)
     model, user = (overrides or {}).get("model"), result.get("user")
-    user_set = any(item.partition("=")[0].strip() == "user.model" for item in sets)
+    user_set = any(item.partition("=")[0].strip() in ("user", "user.model") for item in sets)
     if isinstance(model, str) and model.startswith("replay:") and isinstance(user, dict):
         user["model"] = user["model"] if user_set else model
     return result

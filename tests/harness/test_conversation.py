@@ -80,6 +80,8 @@ def test_a_replayed_agent_keeps_a_user_model_set_on_the_command_line(tmp_path: P
     assert with_user.user is not None and with_user.user.model == f"replay:{first}"
     kept = load_config(config, ["user.model=scripted:other.json"], flags)
     assert kept.user is not None and kept.user.model == "scripted:other.json"
+    whole = load_config(config, ["user={model: 'scripted:other.json'}"], flags)
+    assert whole.user is not None and whole.user.model == "scripted:other.json"
     # A config without a simulated user does not gain one.
     (tmp_path / "plain").mkdir()
     plain = setup(tmp_path / "plain", [desk_row("ann")], user=None)
