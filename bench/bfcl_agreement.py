@@ -17,7 +17,9 @@ verdicts, both reasons) and ``summary.json`` under ``--out``. Target: >= 99.9% o
 ``--speed K`` then times both checkers on the canonical cases, each in its own process
 (BFCL's worker with ``--time``, agentloop's in this one), K alternating trials, and
 prints the best µs of CPU time per case of each and the ratio; also agentloop's general
-``tool_call_match(order="unordered", schema=row tools)`` on the same messages and rows.
+``tool_call_match(order="unordered", schema=row tools)`` on the same messages and rows,
+as a run calls it (the row's ground truth compiled when the row is read, as BFCL's worker
+reads its possible answers before timing), and, for information, on the raw ground truth.
 A regression guard: with ``--speed-only`` (what ``make bench`` runs) the exit status is
 1 when any agentloop figure takes more than 2x BFCL's time per case on the same input.
 

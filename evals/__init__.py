@@ -8,6 +8,7 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
+from ._expected_calls import ExpectedCall, expected_calls
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -60,6 +61,7 @@ __all__ = [
     "AnswerScore",
     "BfclDetails",
     "CallDiagnostic",
+    "ExpectedCall",
     "FunctionCallDetails",
     "QADetails",
     "QAResult",
@@ -77,6 +79,7 @@ __all__ = [
     "env_response_match",
     "env_state_match",
     "exact_tool_match_reward",
+    "expected_calls",
     "first_difference",
     "llm_judge_reward",
     "match_function_call",

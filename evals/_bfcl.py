@@ -65,9 +65,8 @@ def _kind(category: Any) -> tuple[int, bool, bool]:
     """(relevance: 0, 1 irrelevance or 2 relevance; multiple; parallel) of a category."""
     if not isinstance(category, str) or not category:
         raise ValueError("bfcl_verdict: no category (metadata.bfcl_category or category=)")
-    for part in _UNSUPPORTED:  # (a loop: a generator costs more)
-        if part in category:
-            raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
+    if any(part in category for part in _UNSUPPORTED):
+        raise ValueError(f"bfcl_verdict: category {category!r} is not supported")
     relevance = 1 if "irrelevance" in category else 2 if "relevance" in category else 0
     return relevance, "multiple" in category, "parallel" in category
 

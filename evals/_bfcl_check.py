@@ -40,10 +40,7 @@ def answer_options(value: Any, top: bool = True) -> list[Any]:
     if key is None:
         return [_answer(value) if top else value]
     if key == "$any":
-        options = []  # (a loop: a comprehension is one more frame)
-        for option in value[key]:
-            options.append(_answer(option) if top else _plain(option))
-        return options
+        return [_answer(option) if top else _plain(option) for option in value[key]]
     if key == "$optional":
         return [*answer_options(value[key], top), ""]
     if key == "$literal":

@@ -42,6 +42,7 @@ def _exact(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardR
 def _match(
     trajectory: Any,
     ground_truth: Any,
+    expected_calls: Any,
     *,
     answer: Any = None,
     order: str = "strict",
@@ -55,10 +56,11 @@ def _match(
         schema = (row or {}).get("tools")
         if not schema:  # scoring a results file: the rows' tools are not there
             raise ValueError("tool_call_match: schema='row' but the row has no tools")
-    # A message list counts all its calls here, like a Trajectory (all rounds).
+    # A message list counts all its calls here, like a Trajectory (all rounds); the ground
+    # truth compiled once for the sample, or read here (and said why) when it cannot be.
     return tool_call_match(
         trajectory,
-        ground_truth,
+        ground_truth if expected_calls is None else expected_calls,
         order=order,
         args=args,
         numbers=numbers,

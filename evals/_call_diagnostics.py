@@ -3,7 +3,7 @@ and how), the rates, and the one clause a reason names."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._calls import Call
@@ -104,7 +104,7 @@ def fits(mode: str, d: dict[str, Any]) -> bool:
 
 def diagnostics(
     gen: list[Call],
-    exp: list[ExpectedCall],
+    exp: Sequence[ExpectedCall],
     partner: dict[int, int],
     fit: list[list[int]],
     diagnosed: dict[tuple[int, int], dict[str, Any]],
@@ -114,10 +114,7 @@ def diagnostics(
     expected index -> generated index; ``fit[i]``: the expected calls generated ``i`` fits;
     ``diagnosed``: the diagnosis of each same-named pair ``(i, j)``, used once at most."""
     paired = set(partner.values())
-    free = []  # (loops: a comprehension is one more frame, for a handful of calls)
-    for i in range(len(gen)):
-        if i not in paired:
-            free.append(i)
+    free = [i for i in range(len(gen)) if i not in paired]
     calls = []
     for j, e in enumerate(exp):
         if j in partner:  # marked in place: a diagnosis is reported once at most
@@ -144,7 +141,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def describe(d: dict[str, Any], exp: list[ExpectedCall], gen: list[Call]) -> str:
+def describe(d: dict[str, Any], exp: Sequence[ExpectedCall], gen: list[Call]) -> str:
     """One clause saying what went wrong with a pairing (a :func:`diagnose` dict)."""
     e_at, g_at = d["expected_index"], d["generated_index"]
     if e_at is None:

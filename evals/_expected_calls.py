@@ -82,22 +82,23 @@ def expected_calls(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     literal: bool = False,
-) -> list[ExpectedCall]:
-    """The expected calls of ``expected`` (any shape ``collect_calls`` reads, or calls
-    already read), compiled; ``overrides``: acceptable values by tool and argument,
-    replacing the expected ones. ``literal``: no matchers (JSON identity).
-    ``UnusableGroundTruth`` when a call cannot be read or has no name; ValueError on a
-    bad matcher.
+) -> tuple[ExpectedCall, ...]:
+    """The expected calls of ``expected`` (any shape ``collect_calls`` reads, calls already
+    read, or calls compiled already: returned as they are), compiled; ``overrides``:
+    acceptable values by tool and argument, replacing the expected ones. ``literal``: no
+    matchers (JSON identity). ``UnusableGroundTruth`` when a call cannot be read or has no
+    name; ValueError on a bad matcher.
 
     >>> [(e.name, e.matcher.kind) for e in expected_calls([{"name": "f", "arguments": {}}])]
     [('f', 'object')]
     """
-    expected = _decoded(expected)  # JSON of any shape below
-    if type(expected) is list and all(type(c) is Call for c in expected):
-        calls = expected
-    elif (type(expected) is dict or isinstance(expected, Mapping)) and not _CALL_KEYS.intersection(
-        expected
-    ):
+    if type(expected) is tuple and all(type(c) is ExpectedCall for c in expected):
+        if not overrides:  # compiled when the row was read
+            return expected
+        calls = [Call(c.name, c.args) for c in expected]
+    elif type(expected := _decoded(expected)) is list and all(type(c) is Call for c in expected):
+        calls = expected  # read already (JSON text of any shape is decoded first)
+    elif isinstance(expected, Mapping) and not _CALL_KEYS.intersection(expected):
         calls = []  # an object with no call in it ({}, {"answer": ...}): nothing expected
     else:
         notes: list[str] = []
@@ -109,4 +110,5 @@ def expected_calls(
         if extra is not None and isinstance(args, Mapping):
             args = {**args, **extra}
         out.append(_new(ExpectedCall, (call.name, args, compile_matchers(args, literal=literal))))
-    return out
+    return tuple(out)
+

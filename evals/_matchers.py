@@ -240,9 +240,7 @@ def _compile(value: Any, path: Path, problems: list[str] | None, literal: bool =
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
         key = None if literal else matcher_key(value)
         if key is None:
-            members = {}
-            for k, v in value.items():  # (a loop: a comprehension is one more frame)
-                members[k] = _compile(v, (path, k, True), problems, literal)
+            members = {k: _compile(v, (path, k, True), problems, literal) for k, v in value.items()}
             return _new(Matcher, ("object", MappingProxyType(members), value, False))
         operand = value[key]  # the common shapes below have nothing to check on the node
         if len(value) != 1 or not (key == "$optional" or (key == "$any" and type(operand) is list)):

@@ -17,11 +17,7 @@ def pair(fit: list[list[int]], n_expected: int, strict: bool) -> dict[int, int]:
     """
     if strict:
         return {j: i for i, j in align_in_order(fit, n_expected)}
-    partner = {}  # (a loop: a comprehension is one more frame, for a handful of calls)
-    for i, j in enumerate(max_matching(fit, n_expected)):
-        if j >= 0:
-            partner[j] = i
-    return partner
+    return {j: i for i, j in enumerate(max_matching(fit, n_expected)) if j >= 0}
 
 
 def max_matching(adjacency: list[list[int]], n_right: int) -> list[int]:

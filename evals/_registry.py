@@ -4,14 +4,15 @@ Every reward, built-in, registered or resolved from elsewhere (agentloop resolve
 ``module:name`` paths), is called the same way. Its parameters named after an input
 receive it: ``final_answer`` (the last assistant text), ``trajectory`` (what the caller
 scored: a Trajectory or a message list), ``messages`` (OpenAI-format dicts),
-``ground_truth``, ``answer``, ``metadata`` (``{}`` when none), ``row`` (the dataset row as a
-dict, when the caller has one) and ``environment`` (a stateful environment's states and
-results per turn, agent's and expected: see ``agentloop.evals._env``). Every other parameter
-is set by the config (the required ones must be). It returns a :class:`RewardResult`, or
-a number or bool in [0, 1] (the score). Built-ins:
-QA rewards score the trajectory's ``final_answer`` against ``answer``; tool-call
-rewards compare ``ground_truth`` with every tool call the trajectory made, in
-order, across all rounds.
+``ground_truth``, ``expected_calls`` (its calls as :func:`expected_calls` compiles them,
+once when the harness reads the row; None when they cannot be read whole), ``answer``,
+``metadata`` (``{}`` when none), ``row`` (the dataset row as a dict, when the caller has
+one) and ``environment`` (a stateful environment's states and results per turn, agent's
+and expected: see ``agentloop.evals._env``). Every other parameter is set by the config
+(the required ones must be). It returns a :class:`RewardResult`, or a number or bool in
+[0, 1] (the score). Built-ins: QA rewards score the trajectory's ``final_answer`` against
+``answer``; tool-call rewards compare the expected calls with every tool call the
+trajectory made, in order, across all rounds.
 
 A config lists specs: a name, or a one-key dict ``{name: {params}}``.
 """
@@ -28,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
+from ._expected_calls import expected_calls
 from ._messages import final_answer_of, is_trajectory
 from ._result_models import RewardResult
 
@@ -44,13 +46,11 @@ __all__ = [
 
 # A reward's inputs, the parameters a config may set (None: any) and the required ones.
 Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]
-INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "answer", "metadata", "row",
-          "environment")  # fmt: skip
+INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "expected_calls", "answer",
+          "metadata", "row", "environment")  # fmt: skip
 
 
-def read_signature(
-    name: str, fn: Any
-) -> tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]:
+def read_signature(name: str, fn: Any) -> Signature:
     """The inputs ``fn`` asks for by name, the parameters a config may set (None: it takes
     ``**kwargs``) and those without a default (a config must set them); ValueError (one
     line) when it cannot be called by name, or is async.
@@ -93,6 +93,13 @@ def _openai_messages(trajectory: Any) -> list[Any]:
     from langchain_core.messages import convert_to_openai_messages  # LangChain objects only
 
     return list(convert_to_openai_messages(messages))
+
+
+def _compiled(ground_truth: Any) -> Any:
+    try:
+        return expected_calls(ground_truth)
+    except ValueError:  # unusable, or a bad matcher: the reward reads it and says why
+        return None
 
 
 def as_result(value: Any, name: str) -> RewardResult[Any]:
@@ -287,15 +294,18 @@ def score_sample(
     metadata: Mapping[str, Any] | None = None,
     row: Mapping[str, Any] | None = None,
     environment: Mapping[str, Any] | None = None,
+    expected: Any = None,
 ) -> SampleScore:
     """Apply configured rewards to one sample.
 
     ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
     (a string or a list of acceptable ones) for QA rewards. ``metadata``, ``row`` and
     ``environment``: the sample's metadata, dataset row and environment states and
-    results (``agentloop.evals._env``), for rewards that ask for them. ``rewards``:
-    specs, raw or from :func:`parse_reward_specs`. A reward's exception propagates; so
-    does a return value that is not a result or a number in [0, 1].
+    results (``agentloop.evals._env``), for rewards that ask for them. ``expected``: the
+    ground truth's calls compiled already (the ``expected_calls`` input), else compiled here
+    when a reward asks for them. ``rewards``: specs, raw or from :func:`parse_reward_specs`.
+    A reward's exception propagates; so does a return value that is not a result or a
+    number in [0, 1].
 
     >>> call = {"id": "1", "type": "function",
     ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
@@ -317,14 +327,18 @@ def score_sample(
     inputs = {"trajectory": trajectory, "ground_truth": ground_truth, "answer": answer,
               "metadata": {} if metadata is None else metadata, "row": row,
               "environment": environment}  # fmt: skip
-    derived = {"final_answer": final_answer_of, "messages": _openai_messages}
+    if expected is not None:
+        inputs["expected_calls"] = expected
+    derived = {"final_answer": lambda: final_answer_of(trajectory),
+               "messages": lambda: _openai_messages(trajectory),
+               "expected_calls": lambda: _compiled(ground_truth)}  # fmt: skip
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
     for spec in specs:
         entry = spec.entry or _REGISTRY[spec.name]
         for name in entry.inputs:
             if name not in inputs:
-                inputs[name] = derived[name](trajectory)
+                inputs[name] = derived[name]()
         kwargs = {name: inputs[name] for name in entry.inputs}
         result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
         results[spec.key] = result

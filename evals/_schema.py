@@ -31,7 +31,7 @@ __all__ = [
 
 STRICTNESS_MODES = ("exact", "partial", "flexible", "permissive")
 
-# The JSON-schema type names (checked with ``FITS``); others accept anything.
+# The JSON-schema type names (checked with ``_fits``); others accept anything.
 _JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
@@ -61,22 +61,12 @@ _CLASSES: dict[str, tuple[type, ...]] = {
 }
 
 
-class _Fits(dict[tuple[str, type], "bool | None"]):
-    """``FITS[name, type(value)]``: whether a value of that class has the type ``name``;
-    None for a name with no rule. Filled as pairs are met (bounded)."""
-
-    def __missing__(self, key: tuple[str, type]) -> bool | None:
-        name, cls = key
-        classes = _CLASSES.get(name)
-        fits = None
-        if classes is not None:
-            fits = issubclass(cls, classes) and (bool in classes or not issubclass(cls, bool))
-        if len(self) < 4096:
-            self[key] = fits
-        return fits
-
-
-FITS = _Fits()
+def _fits(name: str, value: Any) -> bool | None:
+    """Whether ``value`` has the type ``name``; None for a name with no rule."""
+    classes = _CLASSES.get(name)
+    if classes is None:
+        return None
+    return isinstance(value, classes) and (bool in classes or not isinstance(value, bool))
 
 
 def schema_index(tools: Any, names: Collection[str] | None = None) -> SchemaIndex:
@@ -131,10 +121,7 @@ def schema_problems(tools: Any, gen: list[Call], exp: Sequence[Any]) -> list[str
     """
     expected = set(map(_name, exp))
     index = schema_index(tools, expected.intersection(map(_name, gen)))
-    problems: list[str | None] = []
-    for g in gen:  # (a loop: a comprehension is one more frame, for a handful of calls)
-        problems.append(schema_problem(g, index) if g.name in expected else None)
-    return problems
+    return [schema_problem(g, index) if g.name in expected else None for g in gen]
 
 
 def type_problem(value: Any, schema: Any) -> str | None:
@@ -149,20 +136,19 @@ def type_problem(value: Any, schema: Any) -> str | None:
     if type(schema) is not dict and not isinstance(schema, Mapping):
         return None
     declared = schema.get("type")
-    cls = type(value)
     known = False
     for name in declared if type(declared) is list else (declared,):
-        if type(name) is str and (fits := FITS[name, cls]) is not None:
+        if type(name) is str and (fits := _fits(name, value)) is not None:
             if fits:
                 break
             known = True
     else:
         if known:
             names = declared if type(declared) is list else (declared,)
-            got = "bool" if FITS["boolean", cls] else cls.__name__
+            got = "bool" if isinstance(value, bool) else type(value).__name__
             return f"expected {'/'.join(str(n) for n in names)}, got {got}"
     items = schema.get("items")
-    if items is not None and FITS["array", cls] and isinstance(items, Mapping):
+    if items is not None and isinstance(value, (list, tuple)) and isinstance(items, Mapping):
         for i, item in enumerate(value):
             problem = type_problem(item, items)
             if problem is not None:
@@ -227,7 +213,7 @@ def _schema_parts(schema: Any) -> tuple[str, dict[str, Any], set[str]]:
 def _type_ok(value: Any, arg_schema: Any) -> bool:
     declared = arg_schema.get("type") if isinstance(arg_schema, Mapping) else None
     names = declared if isinstance(declared, list) else [declared]
-    fits = [FITS[n, type(value)] for n in names if isinstance(n, str) and n in _JSON_TYPES]
+    fits = [_fits(n, value) for n in names if isinstance(n, str) and n in _JSON_TYPES]
     # No type, "any" or an unknown type name accepts any value.
     return not fits or any(fits)
 

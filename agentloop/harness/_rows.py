@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentloop._tool_calls import read_call
-from agentloop.evals import check_matchers
+from agentloop.evals import check_matchers, expected_calls
 from agentloop.harness._prompt import recorded_generation_start
 
 __all__ = ["Mode", "Sample", "parse_line"]
@@ -42,6 +42,9 @@ class Sample:
     """The row's ``user_scenario`` (any JSON): what a simulated user plays (config ``user:``).
     Such a row's ``messages`` are the opening of the conversation, kept as they are: they
     may be empty or end with the agent's message (then the user speaks first)."""
+    expected_calls: tuple[Any, ...] | None = None
+    """The ground truth's calls compiled once, when the row is read, for every epoch's
+    tool-call rewards (the reward input ``expected_calls``); None without a ground truth."""
 
     @property
     def conversation(self) -> bool:
@@ -265,16 +268,21 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
     _check_fields(row, mode, problems)
     if problems:
         raise ValueError("; ".join(problems))
-    answer = row.get("answer")
+    answer, truth = row.get("answer"), row.get("ground_truth")
+    try:  # compiled once here, for every epoch's rewards
+        expected = None if truth is None else expected_calls(truth)
+    except ValueError as exc:  # checked above; only a $match import can still fail
+        raise ValueError(f"ground_truth: {exc}") from None
     return Sample(
         id=str(row["id"]) if row.get("id") is not None else f"line-{line}",
         line=line,
         messages=row["messages"],
         tools=row.get("tools") or [],
-        ground_truth=row.get("ground_truth"),
+        ground_truth=truth,
         answer=list(answer) if isinstance(answer, list) else answer,
         metadata=row.get("metadata") or {},
         turns=row.get("turns") or [],
         environment=row.get("environment"),
         user_scenario=row.get("user_scenario"),
+        expected_calls=expected,
     )

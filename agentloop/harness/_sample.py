@@ -273,6 +273,7 @@ async def run_sample(
             outcome = p.rewards.score(
                 trajectory, sample.ground_truth, sample.answer,
                 metadata=sample.metadata, row=sample_row(sample), environment=environment,
+                expected=sample.expected_calls,
             )  # fmt: skip
         except Exception as exc:
             raise _SampleError("reward", f"{type(exc).__name__}: {exc}") from exc

@@ -217,11 +217,13 @@ class RewardPlan:
         metadata: Mapping[str, Any] | None = None,
         row: Mapping[str, Any] | None = None,
         environment: Mapping[str, Any] | None = None,
+        expected: Any = None,
     ) -> ScoreOutcome:
         """Every reward on one trajectory; raises whatever a reward raises.
 
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
-        results, ``agentloop.harness._environment``) reach rewards that ask for them.
+        results, ``agentloop.harness._environment``) reach rewards that ask for them;
+        ``expected``: the ground truth's calls compiled when the row was read.
         """
         from agentloop.evals import score_sample
 
@@ -229,7 +231,7 @@ class RewardPlan:
             return ScoreOutcome({}, {})
         result = score_sample(
             trajectory, sample_truth, self.specs, answer=answer, metadata=metadata, row=row,
-            environment=environment,
+            environment=environment, expected=expected,
         )  # fmt: skip
         scores = {k: r.model_dump(mode="json") for k, r in result.results.items()}
         passed = {

@@ -12,6 +12,7 @@ from agentloop.evals import (
     bfcl_normalize,
     compile_matchers,
     exact_tool_match_reward,
+    expected_calls,
     matches,
     tool_call_match,
     values_equal,
@@ -203,6 +204,13 @@ def test_tool_call_match_applies_each_args_mode_as_the_reference(
     numbers = "numeric" if numeric else "exact"
     result = tool_call_match([made], [truth], args=mode, numbers=numbers)
     assert result.score == (1.0 if want else 0.0), result.reason
+    # The expected side compiled ahead (as the harness does when it reads a row): the same.
+    compiled = expected_calls([truth])
+    assert tool_call_match([made], compiled, args=mode, numbers=numbers) == result
+    overrides = {"f": {k: {"$any": [{"$literal": v}, "other"]} for k, v in value.items()}}
+    assert tool_call_match(
+        [made], compiled, args=mode, numbers=numbers, arg_overrides=overrides
+    ) == tool_call_match([made], [truth], args=mode, numbers=numbers, arg_overrides=overrides)
 
 
 @CHECK

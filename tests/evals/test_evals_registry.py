@@ -11,6 +11,7 @@ from agentloop.evals import (
     QAResult,
     RewardResult,
     SampleScore,
+    expected_calls,
     parse_reward_specs,
     register_reward,
     registered_rewards,
@@ -205,6 +206,25 @@ def test_rewards_ask_for_their_inputs_by_name(clean_registry: None) -> None:
         register_reward("pkg:spy", spy)
     with pytest.raises(ValueError, match="positional-only"):
         register_reward("po", lambda final_answer, /: 1.0)
+
+
+def test_a_reward_may_ask_for_the_expected_calls_compiled(clean_registry: None) -> None:
+    seen: list[Any] = []
+    register_reward("spy", lambda expected_calls: seen.append(expected_calls) or 1.0)
+    truth = {"tool_calls": [{"name": "f", "arguments": {"x": {"$any": [1, 2]}}}]}
+    score_sample([], truth, ["spy"])
+    [[call]] = seen
+    assert (call.name, call.args, call.matcher.kind) == ("f", {"x": {"$any": [1, 2]}}, "object")
+    # Compiled by the caller (the harness, when it reads the row): handed on as it is, and
+    # tool_call_match reads it as it would the ground truth.
+    compiled = expected_calls(truth)
+    made = [{"role": "assistant", "tool_calls": [{"name": "f", "arguments": {"x": 2}}]}]
+    score = score_sample(made, truth, ["spy", "tool_call_match"], expected=compiled)
+    assert seen[1] is compiled and score.results["tool_call_match"].score == 1.0
+    # A ground truth that cannot be read whole: None, and tool_call_match says why.
+    score = score_sample(made, {"tool_calls": [{"nme": "f"}]}, ["spy", "tool_call_match"])
+    assert seen[2] is None
+    assert score.results["tool_call_match"].reason.startswith("unusable ground truth: tool call 0")
 
 
 def test_registered_rewards_that_take_kwargs(clean_registry: None) -> None:

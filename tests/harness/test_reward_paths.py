@@ -15,7 +15,7 @@ from agentloop.harness import load_config
 from agentloop.harness._rescore import rescore_run
 from agentloop.harness._runner import RunOutcome, run_eval_sync
 from tests.support.docs import block_with
-from tests.support.harness import add_setup, read_results
+from tests.support.harness import add_row, add_setup, read_results, write_jsonl
 
 REWARDS_PY = '''
 import json
@@ -36,6 +36,12 @@ def spy(final_answer, trajectory, messages, ground_truth, answer, metadata, row)
         "row_keys": sorted(row),
         "row_id": row["id"],
     })
+
+
+def compiled(expected_calls, row):
+    """Records the compiled expected calls it was given, by row."""
+    SEEN.setdefault(row["id"], []).append(expected_calls)
+    return 1.0
 
 
 def short_answer(final_answer, max_words=3):
@@ -102,6 +108,28 @@ def test_rewards_by_path_get_their_inputs_by_name(tmp_path: Path, rewards_file: 
         "row_id": "s0000",
     }
     assert lines[0]["scores"]["qa_f1_reward"]["score"] == 1.0  # built-ins keep working
+
+
+def test_the_ground_truth_is_compiled_once_for_every_epoch(
+    tmp_path: Path, rewards_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "compiled_rewards_for_tests.py").write_text(REWARDS_PY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "compiled_rewards_for_tests", raising=False)
+    truth = {"tool_calls": [{"name": "add", "arguments": {"a": {"$any": [0, 1]}, "b": 1}}]}
+    config = add_setup(
+        tmp_path, n=2, epochs=3, pass_threshold={},
+        rewards=["compiled_rewards_for_tests:compiled", "tool_call_match"],
+    )
+    write_jsonl(tmp_path / "data.jsonl", [add_row(i, ground_truth=truth) for i in range(2)])
+    lines = read_results(_run(config).run_dir)
+    assert [line["scores"]["tool_call_match"]["score"] for line in lines] == [1.0] * 6
+    seen = sys.modules["compiled_rewards_for_tests"].SEEN
+    assert sorted(seen) == ["s0000", "s0001"]
+    for calls in seen.values():  # one compiled form per row, handed to each of its epochs
+        assert len(calls) == 3 and calls[0] is calls[1] is calls[2]
+        [call] = calls[0]
+        assert (call.name, call.matcher.kind) == ("add", "object")
 
 
 def test_numbers_and_bools_are_scores(tmp_path: Path, rewards_file: Path) -> None:

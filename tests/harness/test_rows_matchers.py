@@ -50,6 +50,17 @@ def test_bad_matchers_are_line_problems(arguments: Any, problem: str) -> None:
     assert str(info.value).startswith(problem)
 
 
+def test_the_ground_truth_is_compiled_when_the_row_is_read() -> None:
+    sample = parse_line(json.dumps(row({"city": {"$any": ["Paris", "paris"]}})), 1)
+    [call] = sample.expected_calls or ()
+    assert (call.name, call.args, call.matcher.kind) == (
+        "weather", {"city": {"$any": ["Paris", "paris"]}}, "object"
+    )
+    # A $match function that cannot be imported is the line's problem, not every sample's.
+    with pytest.raises(ValueError, match=r"^ground_truth: \$match 'no_such_module:f' cannot be"):
+        parse_line(json.dumps(row({"city": {"$match": "no_such_module:f"}})), 1)
+
+
 def test_scan_names_file_line_and_place(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "d.jsonl", [row({"city": "Paris"}), row({"city": {"$anyy": []}})])
     scan = scan_dataset(path)
