@@ -269,7 +269,7 @@ def _start_run(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[bytes], Pat
 
 def test_a_second_writer_is_refused_and_a_killed_ones_lock_is_not(tmp_path: Path) -> None:
     # Two resumes of one run at once used to write duplicated pairs, counted twice.
-    config = add_setup(tmp_path, n=40, concurrency=1, model_options={"latency": 0.1})
+    config = add_setup(tmp_path, n=40, concurrency=1, model_options={"latency": 0.3})
     first, run_dir = _start_run(tmp_path, str(config))
     try:
         second = cli("run", "--resume", str(run_dir))

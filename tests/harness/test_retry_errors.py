@@ -204,7 +204,7 @@ class _Server:
         i = int(question.split()[2])
         if self.fails(i):
             return error(400, f"sample {i} refused")
-        delay = 0.15 if self.phase == "retry" else 0.0
+        delay = 0.5 if self.phase == "retry" else 0.0  # a wide window for the kill
         if messages[-1]["role"] == "tool":
             return reply(messages[-1]["content"], delay=delay)
         return reply(tool_calls=[call("add", {"a": i, "b": 1})], delay=delay)
