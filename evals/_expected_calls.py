@@ -111,4 +111,3 @@ def expected_calls(
             args = {**args, **extra}
         out.append(_new(ExpectedCall, (call.name, args, compile_matchers(args, literal=literal))))
     return tuple(out)
-

@@ -111,7 +111,7 @@ def test_rewards_by_path_get_their_inputs_by_name(tmp_path: Path, rewards_file: 
 
 
 def test_the_ground_truth_is_compiled_once_for_every_epoch(
-    tmp_path: Path, rewards_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "compiled_rewards_for_tests.py").write_text(REWARDS_PY)
     monkeypatch.syspath_prepend(str(tmp_path))
