@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from tests.support.harness import ROOT, add_setup, only_run_dir, read_results
+from tests.support.harness import ROOT, add_setup, interruptible, only_run_dir, read_results
 
 
 def outcome_by_pair(run_dir: Path) -> dict[tuple[str, int], Any]:
@@ -253,6 +253,7 @@ def _start_run(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen[bytes], Pat
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=interruptible,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

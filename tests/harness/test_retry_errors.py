@@ -25,7 +25,7 @@ from agentloop.harness._run_files import repair_tail
 from agentloop.models import ModelSource
 from agentloop.models._scripted import ScriptedSource
 from agentloop.testing import ScriptedChatModel
-from tests.support.harness import ROOT, add_setup, only_run_dir, read_results
+from tests.support.harness import ROOT, add_setup, interruptible, only_run_dir, read_results
 from tests.support.openai_stub import StubResponse, StubServer, call, error, reply
 
 FAILING: set[str] = set()
@@ -297,6 +297,7 @@ def test_ctrl_c_during_a_retry_says_how_to_finish_it(
             [sys.executable, "-m", "agentloop.cli", "run", "--resume", str(run_dir),
              "--retry-errors"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            preexec_fn=interruptible,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while _line_count(run_dir / "results.jsonl") < 8 + 1:

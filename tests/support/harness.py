@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -75,6 +76,13 @@ def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
 def ask(*calls: dict[str, Any]) -> dict[str, Any]:
     """An assistant reply requesting calls."""
     return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def interruptible() -> None:
+    """A child process's ``preexec_fn``: Ctrl-C (SIGINT) handled as by default, even when
+    the tests were started with it ignored (a background job of a shell without job
+    control), so that the child turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def add_row(i: int, **extra: Any) -> dict[str, Any]:
