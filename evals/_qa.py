@@ -26,7 +26,7 @@ import unicodedata
 from typing import Any
 
 from ._messages import count_tool_uses
-from ._result_models import AnswerScore, QADetails, QAResult
+from ._result_models import QAResult
 
 __all__ = [
     "normalize_answer",
@@ -154,12 +154,12 @@ def _result(
             f"F1 {top['f1']:.3f} (precision {top['precision']:.3f}, recall "
             f"{top['recall']:.3f}), EM {em:.0f}; best of {len(scores)} answer(s): {top['rule']}"
         )
-    details = QADetails(
-        prediction=pred_norm, answers=[AnswerScore(**s) for s in scores], best_index=best
-    )
+    details = {"prediction": pred_norm, "answers": scores, "best_index": best}
     f1, precision, recall = top["f1"], top["precision"], top["recall"]
-    return QAResult(score=f1, reason=reason, details=details, reward=f1, f1=f1, em=em,
-                    precision=precision, recall=recall)  # fmt: skip
+    # One validation of the whole result: cheaper than a model per answer.
+    return QAResult.model_validate({"score": f1, "reason": reason, "details": details,
+                                    "reward": f1, "f1": f1, "em": em, "precision": precision,
+                                    "recall": recall})  # fmt: skip
 
 
 def qa_f1_reward(prediction: Any, golden_answer: Any, trajectory: Any = None) -> QAResult:
