@@ -24,7 +24,7 @@ from agentloop.harness import load_config
 from agentloop.harness._executor import open_executor
 from agentloop.harness._sample import prepare
 from agentloop.harness._selection import iter_selected
-from tests.support.harness import only_run_dir, read_results, write_json
+from tests.support.harness import add_row, only_run_dir, read_results, write_json, write_jsonl
 from tests.support.ray_cluster import ray_setup, results_by_pair, shared_ray_address
 
 
@@ -36,7 +36,14 @@ def ray_address(request: pytest.FixtureRequest) -> str:
 def test_ray_run_equals_a_local_run_and_resumes_with_retry_errors(
     tmp_path: Path, ray_address: str
 ) -> None:
-    config = ray_setup(tmp_path, n=12, epochs=2, concurrency=3)
+    config = ray_setup(
+        tmp_path, n=12, epochs=2, concurrency=3, rewards=["qa_f1_reward", "tool_call_match"]
+    )
+    # Ground truth with matchers: each row's compiled expected calls travel to the actors.
+    def truth(i: int) -> dict[str, Any]:
+        return {"tool_calls": [{"name": "add", "arguments": {"a": {"$any": [i]}, "b": 1}}]}
+
+    write_jsonl(tmp_path / "data.jsonl", [add_row(i, ground_truth=truth(i)) for i in range(12)])
     local = run_eval_sync(load_config(config, overrides={"output_dir": str(tmp_path / "local")}))
     on_ray = run_eval_sync(
         load_config(
@@ -49,6 +56,9 @@ def test_ray_run_equals_a_local_run_and_resumes_with_retry_errors(
     assert results_by_pair(on_ray.run_dir) == expected
     assert on_ray.summary.errored == local.summary.errored == 2
     assert on_ray.summary.rewards == local.summary.rewards
+    matched = [r["scores"]["tool_call_match"]["score"] for r in read_results(on_ray.run_dir)
+               if r["status"] == "ok"]  # fmt: skip
+    assert matched == [1.0] * 22
     pids = {line.split()[0] for line in (tmp_path / "pids.txt").read_text().splitlines()}
     assert str(os.getpid()) in pids and len(pids) >= 3, "the ray run used no worker process"
     header = json.loads((on_ray.run_dir / "run.json").read_text())
