@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentloop._tool_calls import read_call
-from agentloop.evals import check_matchers, expected_calls
+from agentloop.evals import ExpectedCall, check_matchers, expected_calls
 from agentloop.harness._prompt import recorded_generation_start
 
 __all__ = ["Mode", "Sample", "parse_line"]
@@ -42,7 +42,7 @@ class Sample:
     """The row's ``user_scenario`` (any JSON): what a simulated user plays (config ``user:``).
     Such a row's ``messages`` are the opening of the conversation, kept as they are: they
     may be empty or end with the agent's message (then the user speaks first)."""
-    expected_calls: tuple[Any, ...] | None = None
+    expected_calls: tuple[ExpectedCall, ...] | None = None
     """The ground truth's calls compiled once, when the row is read, for every epoch's
     tool-call rewards (the reward input ``expected_calls``); None without a ground truth."""
 
