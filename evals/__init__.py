@@ -6,6 +6,7 @@ agentloop ``Trajectory`` objects alike. No I/O, no model calls.
 """
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
+from ._answer_match import AnswerMatchDetails, answer_match
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
@@ -58,6 +59,7 @@ __all__ = [
     "NUMBER_MODES",
     "ORDER_MODES",
     "STRICTNESS_MODES",
+    "AnswerMatchDetails",
     "AnswerScore",
     "BfclDetails",
     "CallDiagnostic",
@@ -70,6 +72,7 @@ __all__ = [
     "RewardSpec",
     "SampleScore",
     "ToolMatchDetails",
+    "answer_match",
     "bfcl_answer",
     "bfcl_normalize",
     "bfcl_verdict",

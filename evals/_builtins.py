@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._answer_match import LOCATIONS, answer_match
 from ._bfcl import bfcl_verdict
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
@@ -33,6 +34,30 @@ def _qa_format(
     return qa_f1_reward_format(
         final_answer_of(trajectory), answer, trajectory, min_tool_messages=min_tool_messages
     )
+
+
+def _answer(
+    trajectory: Any,
+    ground_truth: Any,
+    *,
+    answer: Any = None,
+    location: str = "end",
+    rel_tol: float = 1e-9,
+    abs_tol: float = 0.0,
+) -> RewardResult[Any]:
+    return answer_match(
+        final_answer_of(trajectory), answer, location=location, rel_tol=rel_tol, abs_tol=abs_tol
+    )
+
+
+def _check_answer(params: dict[str, Any]) -> None:
+    location = params.get("location", "end")
+    if location not in LOCATIONS:
+        raise ValueError(f"location must be one of {', '.join(LOCATIONS)}, got {location!r}")
+    for key in ("rel_tol", "abs_tol"):
+        value = params.get(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ValueError(f"{key} must be a number >= 0, got {value!r}")
 
 
 def _exact(trajectory: Any, ground_truth: Any, *, answer: Any = None) -> RewardResult[Any]:
@@ -87,6 +112,7 @@ def _check_match(params: dict[str, Any]) -> None:
 register_reward("qa_f1_reward", _qa)
 register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools)
 register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools)
+register_reward("answer_match", _answer, pass_threshold=1.0, check=_check_answer)
 register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
 register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)
 register_reward("bfcl_verdict", bfcl_verdict, pass_threshold=1.0)

@@ -185,9 +185,13 @@ def test_first_evaluation_runs_as_the_page_says(
     lines = {r["id"]: r for r in map(json.loads, results)}
     scores = {i: {k: v["score"] for k, v in r["scores"].items()} for i, r in lines.items()}
     # what the page says: both rewards score 2 of the 3 samples; mi-to-km is the failure
-    assert scores["km-to-mi"] == scores["f-to-c"] == {"tool_call_match": 1.0, "qa_f1_reward": 1.0}
-    assert scores["mi-to-km"] == {"tool_call_match": 0.0, "qa_f1_reward": 0.0}
+    assert scores["km-to-mi"] == scores["f-to-c"] == {"tool_call_match": 1.0, "answer_match": 1.0}
+    assert scores["mi-to-km"] == {"tool_call_match": 0.0, "answer_match": 0.0}
     assert lines["mi-to-km"]["trajectory"]["messages"][2]["content"] == "3.11"
+    # one call passes the argument that has a default, one leaves it out: both match
+    calls = {i: r["trajectory"]["messages"][1]["tool_calls"][0] for i, r in lines.items()}
+    assert '"digits": 2' in calls["km-to-mi"]["function"]["arguments"]
+    assert "digits" not in calls["f-to-c"]["function"]["arguments"]
     assert main(["show", str(run_dir), "mi-to-km"]) == 0
 
 

@@ -48,6 +48,7 @@ def test_result_models_document_every_field() -> None:
         evals.FunctionCallDetails,
         evals.QADetails,
         evals.AnswerScore,
+        evals.AnswerMatchDetails,
         evals.SampleScore,
     ]
     for model in models:

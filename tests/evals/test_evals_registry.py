@@ -81,8 +81,8 @@ def test_parse_reward_specs() -> None:
     [
         (
             ["nope"],
-            "unknown reward 'nope'; known: bfcl_verdict, env_response_match, env_state_match, "
-            "exact_tool_match_reward",
+            "unknown reward 'nope'; known: answer_match, bfcl_verdict, env_response_match, "
+            "env_state_match, exact_tool_match_reward",
         ),
         ("qa_f1_reward", "must be a list"),
         ({"qa_f1_reward": {}}, "must be a list"),
