@@ -67,3 +67,15 @@ def _loopback_only() -> Iterator[None]:
         socket.socket.connect = _real_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = _real_getaddrinfo
+
+
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The HTTP clients honour these as httpx does: a developer's proxy must not carry the
+    # tests' loopback requests (tests that test proxies set their own).
+    for name in _PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)

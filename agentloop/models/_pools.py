@@ -7,6 +7,10 @@ the requests over ``shards`` pools of the same kind, each request going to the p
 fewest requests in flight (the first of them on a tie, so sequential requests keep reusing
 one connection). Each pool gets its share of the SDK's connection limits, so the totals stay
 the SDK's; timeouts, errors and everything above the transport are httpx's own, unchanged.
+
+An explicit transport turns off httpx's proxies from the environment, so the client mounts
+them itself, as httpx does by default: ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` each get
+sharded pools through that proxy, and ``NO_PROXY``'s hosts go direct.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import AsyncIterator
 
 import httpx2
 import openai
+from httpx2._utils import get_environment_proxies  # httpx's own reading of the variables
 
 __all__ = ["SHARDS", "ShardedTransport", "pooled_http_client"]
 
@@ -26,7 +31,12 @@ SHARDS = 8
 class ShardedTransport(httpx2.AsyncBaseTransport):
     """Requests spread over ``shards`` ``AsyncHTTPTransport`` pools, the least busy first."""
 
-    def __init__(self, shards: int = SHARDS, limits: httpx2.Limits | None = None) -> None:
+    def __init__(
+        self,
+        shards: int = SHARDS,
+        limits: httpx2.Limits | None = None,
+        proxy: httpx2.Proxy | None = None,
+    ) -> None:
         if shards < 1:
             raise ValueError(f"shards must be at least 1, not {shards}")
         total = limits or openai.DEFAULT_CONNECTION_LIMITS
@@ -37,7 +47,8 @@ class ShardedTransport(httpx2.AsyncBaseTransport):
         )
         context = httpx2.create_ssl_context()  # one for all (building one takes ~30 ms)
         self.pools = [
-            httpx2.AsyncHTTPTransport(verify=context, limits=share) for _ in range(shards)
+            httpx2.AsyncHTTPTransport(verify=context, limits=share, proxy=proxy)
+            for _ in range(shards)
         ]
         self.in_flight = [0] * shards
         """Requests sent through each pool whose response is not closed yet."""
@@ -85,5 +96,9 @@ class _Released(httpx2.AsyncByteStream):
 
 def pooled_http_client(shards: int = SHARDS) -> openai.DefaultAsyncHttpxClient:
     """The SDK's default async client (its timeout, limits in total, redirects) over
-    ``shards`` connection pools."""
-    return openai.DefaultAsyncHttpxClient(transport=ShardedTransport(shards))
+    ``shards`` connection pools, with the environment's proxies as httpx reads them."""
+    mounts: dict[str, httpx2.AsyncBaseTransport | None] = {
+        pattern: None if url is None else ShardedTransport(shards, proxy=httpx2.Proxy(url))
+        for pattern, url in get_environment_proxies().items()
+    }
+    return openai.DefaultAsyncHttpxClient(transport=ShardedTransport(shards), mounts=mounts)

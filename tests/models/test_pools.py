@@ -111,3 +111,36 @@ def test_a_refused_connection_and_a_timeout_fail_as_with_the_sdks_client() -> No
             default = anyio.run(failures, openai.DefaultAsyncHttpxClient(), url)
             pooled = anyio.run(failures, pooled_http_client(), url)
             assert pooled == default == [text, text]
+
+
+def test_the_environments_proxy_carries_the_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An explicit transport turned httpx's environment proxies off: behind a proxy every
+    # request failed, or went direct where a route existed. The stub plays the proxy: it gets
+    # the request in absolute form, for a host that resolves nowhere.
+    with StubServer(handler=lambda body: reply("via proxy")) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url.rsplit("/v1", 1)[0])
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        options = {"base_url": "http://upstream.invalid/v1"}
+
+        async def main() -> str:
+            async with open_model("openai:stub-model", None, options) as source:
+                return str((await source.for_sample("s", 1).ainvoke("hi")).content)
+
+        assert anyio.run(main) == "via proxy"
+    (path, _), = proxy.raw
+    assert path == "http://upstream.invalid/v1/chat/completions"
+
+
+def test_no_proxy_hosts_go_direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    with StubServer(handler=lambda body: reply("direct")) as stub:
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+
+        async def main() -> str:
+            async with open_model("openai:stub-model", None, {"base_url": stub.url}) as source:
+                return str((await source.for_sample("s", 1).ainvoke("hi")).content)
+
+        assert anyio.run(main) == "direct"
+    (path, _), = stub.raw
+    assert path == "/v1/chat/completions"
