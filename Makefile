@@ -5,6 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
+# setuptools' editable install finds agentloop through an import hook that Python consults
+# after its own search of sys.path, so a folder named agentloop in the working directory
+# (the clone itself, seen from the folder that holds it) would be imported instead, as an
+# empty namespace package (pypa/setuptools#3557). This .pth file, read after setuptools' own,
+# moves that hook first; it answers for agentloop only. Written after every `pip install -e`.
+EDITABLE_FIRST = echo "import sys; sys.meta_path.sort(key=lambda f: not getattr(f, '__module__', '').startswith('__editable___agentloop_'))" \
+	> "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/agentloop-editable-first.pth"
 
 .PHONY: demo test lint docs bench test-live clean bfcl-agreement .venv-bfcl browser bfcl-multi-turn
 
@@ -18,6 +25,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	@echo "Installing agentloop and the local model (agentloop[local]). The first time, pip"
 	@echo "compiles llama.cpp (llama-cpp-python): about 6 minutes on 2 cores, printing nothing."
 	$(PIP) -e '.[local]'
+	$(EDITABLE_FIRST)
 	touch $@
 
 # inspect-evals gives τ²-bench's task and database files (dataset: tau2:<domain>), likewise
@@ -30,6 +38,7 @@ TEST_STAMP := $(VENV)/.installed-test
 $(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	@echo "Installing agentloop and what the tests need (agentloop[test], BFCL's data)"
 	$(PIP) -e '.[test]'
+	$(EDITABLE_FIRST)
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'
 	$(PIP) 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
 	$(PIP) --no-deps --upgrade --target $(VENV)/inspect-evals 'inspect-evals==0.26.0'  # τ²-bench's files
@@ -40,6 +49,7 @@ STAMP := $(VENV)/.installed-dev
 $(STAMP): pyproject.toml $(TEST_STAMP)
 	@echo "Installing the linters (agentloop[dev]: ruff, mypy)"
 	$(PIP) -e '.[dev]'
+	$(EDITABLE_FIRST)
 	touch $@
 
 demo: $(DEMO_STAMP)

@@ -11,7 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tests.support.docs import block_with
+from tests.support.docs import block_with, blocks_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,3 +70,32 @@ def test_the_documented_api_example_runs_beside_a_users_own_tools_and_evals(
         [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.stdout.split() == [str(tmp_path / "tools.py"), str(tmp_path / "evals.py")]
+
+
+def test_the_readme_example_runs_from_the_folder_that_holds_the_clone(tmp_path: Path) -> None:
+    # the clone seen from the folder above it: a folder named agentloop, without an
+    # __init__.py, which Python would import as an empty namespace package ahead of an
+    # editable install (pypa/setuptools#3557) unless the install's finder comes first
+    clone = tmp_path / "agentloop"
+    for name in ("agentloop", "tools", "evals"):
+        (clone / name).mkdir(parents=True)
+    (clone / "pyproject.toml").write_text("[project]\nname = 'agentloop'\n")
+    (block,) = [b for b in blocks_of(ROOT / "README.md") if "run_agent_sync(" in b.text]
+    (tmp_path / "example.py").write_text(block.text)
+    (tmp_path / "tools.py").write_text("NAME = 'mine'\n")
+    done = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (
+        f"{done.stderr}\nan editable install needs agentloop-editable-first.pth beside "
+        "setuptools' own .pth: see docs/pages/development.md"
+    )
+    assert done.stdout.strip() == "final 2 + 3 = 5"
+    # the installed package wins, and the user's own tools.py is still theirs
+    probe = "import agentloop, agentloop.tools, tools; print(agentloop.__file__, tools.NAME)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
+    )
+    package, users = done.stdout.split()
+    assert Path(package).parts[-2:] == ("agentloop", "__init__.py"), done.stderr
+    assert not Path(package).is_relative_to(tmp_path) and users == "mine"
