@@ -61,12 +61,25 @@ class _NoModel(ModelSource):
 
 
 @asynccontextmanager
-async def _cached(source: ModelSource, config: EvalConfig) -> AsyncIterator[ModelSource]:
-    """``source`` with the config's response cache set, for the block."""
-    from agentloop.models._cache import ResponseCache, default_cache_dir
+async def _cached(
+    source: ModelSource,
+    config: EvalConfig,
+    spec: str,
+    params: dict[str, Any],
+    options: dict[str, Any],
+) -> AsyncIterator[ModelSource]:
+    """``source`` (opened from ``spec``, ``params``, ``options``) with the config's response
+    cache set, for the block; the cache keys on that description and the resolved endpoint."""
+    from agentloop.models._cache import NOT_IN_KEY, ResponseCache, default_cache_dir
 
     where = default_cache_dir() if config.cache is True else Path(str(config.cache))
-    source.cache = ResponseCache(where, config.cache_expiry_s)
+    identity = {
+        "model": spec,
+        "endpoint": source.endpoint,
+        "params": params,
+        "options": {k: v for k, v in options.items() if k not in NOT_IN_KEY},
+    }
+    source.cache = ResponseCache(where, config.cache_expiry_s, identity)
     try:
         yield source
     finally:
@@ -81,7 +94,8 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
         return
     from agentloop.models import open_model
 
-    async with open_model(config.model, config.request_params(), config.model_options) as source:
+    params, options = config.request_params(), config.model_options
+    async with open_model(config.model, params, options) as source:
         if config.cache is False:
             yield source
             return
@@ -90,7 +104,7 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
                 f"cache: only replies of live models are cached; {config.model} makes no "
                 f"requests (remove cache)"
             )
-        async with _cached(source, config) as cached:
+        async with _cached(source, config, config.model, params, options) as cached:
             yield cached
 
 
@@ -109,7 +123,9 @@ async def open_user_source(config: EvalConfig) -> AsyncIterator[ModelSource | No
         if config.cache is False or source.endpoint is None:
             yield source
             return
-        async with _cached(source, config) as cached:
+        async with _cached(
+            source, config, user.model, user.model_params, user.model_options
+        ) as cached:
             yield cached
 
 

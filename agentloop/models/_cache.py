@@ -1,10 +1,14 @@
 """The response cache (``cache: true`` or a directory): a rerun does not pay twice.
 
 A LangChain ``BaseCache`` set on the live chat model, so it sits where LangChain looks
-a reply up, whatever the provider. The key hashes LangChain's own description of the
-request (``llm_string``: provider class, model, endpoint, sampling parameters and seed,
-tools and ``tool_choice``), the messages, and the epoch of the sample asking, so that
-epochs stay independent samples. A reply served from here is marked
+a reply up, whatever the provider. The key hashes agentloop's own description of the
+source (``identity``: the model spec with its provider, the resolved endpoint, every
+request parameter, reasoning included, and every model option that changes what is sent),
+LangChain's description of the call (``llm_string``: the tools and ``tool_choice`` bound),
+the messages, and the epoch of the sample asking, so that epochs stay independent samples.
+``llm_string`` alone is not enough: for a class LangChain cannot serialise (``ChatOllama``)
+it holds neither the model nor the endpoint. A refusal or a content-filter stop is not
+kept: asked again, the model may answer. A reply served from here is marked
 (``response_metadata[FROM_CACHE]``) so that its step is recorded ``cached``, not billed.
 Values are the replies as JSON (LangChain's
 ``message_to_dict``; never a pickle), in one SQLite file that several processes may
@@ -32,9 +36,20 @@ from langchain_core.outputs import ChatGeneration, Generation
 
 from agentloop.engine import FROM_CACHE
 
-__all__ = ["CACHE_FILE", "ResponseCache", "cache_scope", "default_cache_dir"]
+__all__ = ["CACHE_FILE", "NOT_IN_KEY", "ResponseCache", "cache_scope", "default_cache_dir"]
 
 CACHE_FILE = "responses.sqlite"
+_KEY_VERSION = "agentloop-cache/2"  # entries written under another key are never read
+# Model options that change how a request is retried or waited for, not what is sent.
+NOT_IN_KEY = frozenset({
+    "request_timeout", "max_retries", "retry_initial_delay_s", "retry_max_delay_s",
+    "retry_max_total_s", "max_concurrent_requests", "api_key_env",
+})  # fmt: skip
+# Stop reasons of a refusal or a content filter, as the providers spell them (lower-cased).
+_REFUSED = frozenset({
+    "content_filter", "refusal", "safety", "prohibited_content", "blocklist", "spii",
+    "recitation", "image_safety",
+})  # fmt: skip
 _SCOPE: ContextVar[tuple[int, Counter[str]] | None] = ContextVar("agentloop_cache", default=None)
 
 
@@ -75,14 +90,31 @@ def _sent(prompt: str) -> Any:
     return messages
 
 
+def _refused(generation: ChatGeneration) -> bool:
+    """A refusal or a content-filter stop, by the reply's stop reason or refusal text."""
+    message = generation.message
+    if message.additional_kwargs.get("refusal"):
+        return True
+    info = {**(generation.generation_info or {}), **message.response_metadata}
+    reasons = (info.get(k) for k in ("finish_reason", "stop_reason", "done_reason"))
+    return any(str(getattr(r, "name", r)).lower() in _REFUSED for r in reasons if r)
+
+
 class ResponseCache(BaseCache):
     """Model replies in ``<directory>/responses.sqlite``; entries older than
     ``expiry_s`` (if set) are misses and are replaced."""
 
-    def __init__(self, directory: str | Path, expiry_s: float | None = None) -> None:
+    def __init__(
+        self,
+        directory: str | Path,
+        expiry_s: float | None = None,
+        identity: dict[str, Any] | None = None,
+    ) -> None:
         self.path = Path(directory) / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.expiry_s = expiry_s
+        self.identity = json.dumps(identity or {}, sort_keys=True, default=str)
+        """The source's description, part of every key (see the module doc)."""
         self._lock = threading.Lock()  # one connection, used from LangChain's threads
         self._db = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
         with self._lock, self._db:
@@ -92,11 +124,12 @@ class ResponseCache(BaseCache):
                 "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
             )
 
-    @staticmethod
-    def _key(prompt: str, llm_string: str) -> tuple[str, Counter[str] | None]:
+    def _key(self, prompt: str, llm_string: str) -> tuple[str, Counter[str] | None]:
         scope = _SCOPE.get()
         epoch, counts = scope if scope is not None else (None, None)
-        text = json.dumps([llm_string, _sent(prompt), epoch], sort_keys=True)
+        text = json.dumps(
+            [_KEY_VERSION, self.identity, llm_string, _sent(prompt), epoch], sort_keys=True
+        )
         return hashlib.sha256(text.encode()).hexdigest(), counts
 
     def lookup(self, prompt: str, llm_string: str) -> Sequence[Generation] | None:
@@ -124,6 +157,8 @@ class ResponseCache(BaseCache):
     def update(self, prompt: str, llm_string: str, return_val: Sequence[Generation]) -> None:
         if not all(isinstance(g, ChatGeneration) for g in return_val):
             return  # only chat replies are kept
+        if any(_refused(g) for g in return_val if isinstance(g, ChatGeneration)):
+            return
         key, _ = self._key(prompt, llm_string)
         value = json.dumps([
             {"message": message_to_dict(g.message), "generation_info": g.generation_info}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import os
 from typing import Any
 
 import openai
@@ -208,7 +209,7 @@ class LangChainSource(ModelSource):
         self.name = model
         self.prefix = prefix
         self.retry_policy = retry_policy_from(options)
-        self.endpoint = display_url(options["base_url"]) if options["base_url"] else prefix
+        self.endpoint = display_url(_base_url(prefix, self.model, options["base_url"]))
 
     def for_sample(self, sample_id: str, epoch: int) -> BaseChatModel:
         return self.model
@@ -237,6 +238,25 @@ class LangChainSource(ModelSource):
                 f"cannot use {self.prefix}:{self.name} ({self.endpoint}): "
                 f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             ) from None
+
+
+# Where each integration keeps the URL it resolved (the option, its environment variable or
+# its default); the first that is set wins.
+_URL_FIELDS = ("base_url", "api_base", "openai_api_base", "anthropic_api_url")
+
+
+def _base_url(prefix: str, model: BaseChatModel, option: str | None) -> str:
+    """The URL requests go to, as the integration resolved it; else the provider's name
+    (an SDK that keeps its default to itself)."""
+    if option:
+        return option
+    for name in _URL_FIELDS:
+        value = getattr(model, name, None)
+        if isinstance(value, str) and value:
+            return value
+    if prefix == "ollama":  # the ollama client reads OLLAMA_HOST itself
+        return os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+    return prefix
 
 
 def _is_connection(exc: BaseException) -> bool:
