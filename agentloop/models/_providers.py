@@ -141,6 +141,23 @@ def _keeping_thinking(cls: type[BaseChatModel]) -> type[BaseChatModel]:
     return type(cls.__name__, (cls,), namespace)
 
 
+def _check_applicable(
+    prefix: str, cls: type[BaseChatModel], accepted: set[str], given: set[str]
+) -> None:
+    """A model option the class cannot apply is a one-line error, never dropped."""
+    needs = {
+        "base_url": {"base_url"},
+        "request_timeout": {"timeout", "client_kwargs"},
+        "api_key_env": {"api_key"},
+    }
+    for option in sorted(given & set(needs)):
+        if not needs[option] & accepted:
+            raise ModelSpecError(
+                f"model_options.{option}: {prefix}: models cannot apply it ({cls.__name__} "
+                f"takes no {' or '.join(sorted(needs[option]))}); remove it"
+            )
+
+
 def _accepted(cls: type[BaseChatModel]) -> set[str]:
     """The constructor names of a pydantic chat model: its fields and their aliases."""
     names = set()
@@ -163,9 +180,11 @@ class LangChainSource(ModelSource):
                 f"unknown {prefix} model option(s): {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(OPTIONS))}"
             )
+        given = set(options)
         options = {**OPTIONS, **options}
         cls = _class(prefix)
         accepted = _accepted(cls)
+        _check_applicable(prefix, cls, accepted, given)
         reasoning, params = split_reasoning(params)
         sends_back = reasoning is None or reasoning.send_back is not False
         if prefix in SENDS_REASONING_BACK and sends_back:
@@ -196,6 +215,8 @@ class LangChainSource(ModelSource):
             kwargs["base_url"] = options["base_url"]
         if options["request_timeout"] and "timeout" in accepted:
             kwargs["timeout"] = float(options["request_timeout"])
+        elif options["request_timeout"] and "client_kwargs" in accepted:  # ChatOllama's httpx
+            kwargs["client_kwargs"] = {"timeout": float(options["request_timeout"])}
         # An OpenAI-SDK class gets a connection pool of its own, closed with the source
         # (by default langchain-openai shares one per endpoint that nobody closes).
         self._http = openai.DefaultAsyncHttpxClient() if "http_async_client" in accepted else None

@@ -14,6 +14,7 @@ from agentloop.cli._commands import main
 from tests.support.harness import (
     add_setup,
     assistant_messages,
+    only_run_dir,
     read_results,
     replayed,
     run_once,
@@ -132,3 +133,31 @@ def test_what_ollama_cannot_take_is_a_one_line_error(
     assert main(["run", str(config), "--no-preflight"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_request_timeout_applies_to_ollama(tmp_path: Path) -> None:
+    # ChatOllama takes no `timeout`: the option was accepted and dropped, so a hung server
+    # hung the sample. The stub answers after 5 s; the option gives up after 0.5 s.
+    import time
+
+    def slow(body: dict[str, Any]) -> list[dict[str, Any]]:
+        time.sleep(5)
+        return chat_reply("late")
+
+    with OllamaStub(slow) as stub:
+        config = add_setup(tmp_path, n=1, model="ollama:qwen3", model_options={
+            "base_url": stub.url, "request_timeout": 0.5, "max_retries": 0})  # fmt: skip
+        main(["run", str(config), "--no-preflight"])  # every result errored: not 0
+    (line,) = read_results(only_run_dir(tmp_path / "runs"))
+    assert line["status"] == "error" and "timeout" in str(line["error"]).lower(), line
+
+
+def test_an_option_ollama_cannot_apply_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=1, model="ollama:qwen3",
+                       model_options={"base_url": "http://127.0.0.1:9", "api_key_env": "K"})
+    assert main(["run", str(config), "--no-preflight"]) == 2
+    err = capsys.readouterr().err
+    assert "model_options.api_key_env: ollama: models cannot apply it" in err
+    assert len(err.strip().splitlines()) == 1, err
