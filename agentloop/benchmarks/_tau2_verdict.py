@@ -180,25 +180,42 @@ def expected_state(row: Mapping[str, Any], actions: Sequence[Mapping[str, Any]])
     )
 
 
-def _first_difference(agent: Any, expected: Any, path: str = "") -> str | None:
+_CHANGE_LEVELS = 3
+"""Snapshots hold changes (``Tau2Environment.snapshot``): side, table, record. A key
+absent at these levels is something left unchanged."""
+
+
+def _first_difference(agent: Any, expected: Any, path: str = "", depth: int = 0) -> str | None:
+    """Where two snapshots (changes since the task's start) first differ, said as changes."""
     if type(agent) is not type(expected) and not (
         isinstance(agent, (int, float)) and isinstance(expected, (int, float))
     ):
         return f"{path or 'state'}: {_short(agent)} where {_short(expected)} was expected"
     if isinstance(agent, dict):
+        changes = depth < _CHANGE_LEVELS
         for key in list(expected) + [k for k in agent if k not in expected]:
             where = f"{path}.{key}" if path else str(key)
+            if key not in agent and changes:
+                return (
+                    f"the agent changed nothing in {where}, where the ground truth changed "
+                    f"{_short(expected[key])}"
+                )
             if key not in agent:
                 return f"{where} is missing"
+            if key not in expected and changes:
+                return (
+                    f"the agent changed {where} (to {_short(agent[key])}), which the ground "
+                    "truth left unchanged"
+                )
             if key not in expected:
                 return f"{where} is not expected (the agent's: {_short(agent[key])})"
-            found = _first_difference(agent[key], expected[key], where)
+            found = _first_difference(agent[key], expected[key], where, depth + 1)
             if found:
                 return found
         return None
     if isinstance(agent, list):
         for index, (a, e) in enumerate(zip(agent, expected, strict=False)):
-            found = _first_difference(a, e, f"{path}[{index}]")
+            found = _first_difference(a, e, f"{path}[{index}]", depth + 1)
             if found:
                 return found
         if len(agent) != len(expected):

@@ -102,8 +102,25 @@ def test_an_extra_write_fails_only_the_db_check() -> None:
         ("assistant", "create_task", {"user_id": "user_1", "title": "More"}, True),
     ]
     result = _score(row, extra)
-    assert result.details.db_match is False and "task_3" in result.details.db_reason
+    assert result.details.db_match is False
+    assert result.details.db_reason == (
+        "the agent's databases differ from the ground truth's: the agent changed "
+        'db.tasks.task_3 (to {"task_id": "task_3", "title": "More", "description": null, '
+        '"status": "pending"}), which the ground truth left unchanged'
+    )
     assert all(a.matched for a in result.details.actions)
+
+
+def test_no_write_is_said_to_change_nothing_the_ground_truth_changed() -> None:
+    # the snapshots hold changes: a table the agent never wrote is absent from its snapshot
+    row = _row("mock", "create_task_1")
+    result = _score(row, [])
+    assert result.score == 0.0 and result.details.db_match is False
+    assert result.reason.startswith(
+        "DB: the agent's databases differ from the ground truth's: the agent changed nothing "
+        'in db.tasks, where the ground truth changed {"task_2": {"task_id": "task_2", '
+    )
+    assert "is missing" not in result.reason
 
 
 def test_a_call_that_did_not_run_changes_nothing() -> None:
