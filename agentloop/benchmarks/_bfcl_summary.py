@@ -16,11 +16,15 @@ A category's accuracy is the fraction of its results whose ``bfcl_verdict`` scor
   40, which agentloop does not run): the weighted mean over the groups that ran.
 
 BFCL shows a group with a category not run as N/A and counts the category as 0; here a
-group is computed over the categories present and marked partial.
+group is computed over the categories present and marked partial. A category run in part
+(``--limit``, ``sample_ids``, a run not finished) is marked partial too, with how many of
+its entries were run: the run's header (``run.json``) says how many rows its dataset has
+(``dataset: bfcl:<category>``), or that the run selected fewer rows than its dataset held.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,10 +68,25 @@ class CategoryScore:
     """Results with status error (counted as failures)."""
     unscored: int = 0
     """Results without a bfcl_verdict score (counted as failures)."""
+    entries: int | None = None
+    """The category's entries in the dataset its run read (``bfcl:<category>``), when known."""
+    subset: bool = False
+    """A run of it selected fewer rows than its dataset held (its size is not known)."""
+    ids: set[str] = field(default_factory=set)
+    """The distinct entries run."""
 
     @property
     def accuracy(self) -> float:
         return self.correct / self.total if self.total else 0.0
+
+    @property
+    def coverage(self) -> str | None:
+        """How much of the category was run, when not all of it: ``N of M entries``."""
+        if self.entries is not None and len(self.ids) < self.entries:
+            return f"{len(self.ids)} of {self.entries} entries"
+        if self.subset and self.entries is None:
+            return f"{len(self.ids)} entries, a subset of its run's dataset"
+        return None
 
 
 @dataclass(frozen=True)
@@ -79,6 +98,8 @@ class GroupScore:
     """None when none of its categories ran."""
     missing: tuple[str, ...] = ()
     """Member categories without results (the accuracy is over the others)."""
+    partial: tuple[str, ...] = ()
+    """Member categories run in part, as ``category: N of M entries``."""
 
 
 @dataclass
@@ -89,6 +110,8 @@ class BfclSummary:
     overall_missing: tuple[str, ...]
     """Groups (or their categories) the overall lacks."""
     notes: list[str] = field(default_factory=list)
+    overall_partial: tuple[str, ...] = ()
+    """Categories of the overall run in part (``category: N of M entries``)."""
 
 
 def _results_file(path: Path) -> Path:
@@ -96,6 +119,25 @@ def _results_file(path: Path) -> Path:
     if not file.is_file():
         raise AgentloopError(f"{path}: not a run directory or results file (no {RESULTS_FILE})")
     return file
+
+
+def _selection(file: Path) -> tuple[str | None, int | None, bool]:
+    """What the run's header (``run.json`` beside ``file``) says of its selection: its
+    ``bfcl:<category>`` (None for another dataset or no header), its dataset's rows, and
+    whether it selected fewer rows than that (``--limit``, ``sample_ids``)."""
+    header_file = file.parent / "run.json"
+    if not header_file.is_file():
+        return None, None, False
+    try:
+        header = json.loads(header_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None, False
+    dataset = header.get("dataset") or {}
+    rows, selected = dataset.get("valid_rows"), (header.get("planned") or {}).get("samples")
+    rows = rows if isinstance(rows, int) else None
+    subset = rows is not None and isinstance(selected, int) and selected < rows
+    path = str(dataset.get("path") or "")
+    return (path.removeprefix("bfcl:") if path.startswith("bfcl:") else None), rows, subset
 
 
 def _category_of(record: dict[str, Any]) -> str | None:
@@ -111,6 +153,7 @@ def _category_of(record: dict[str, Any]) -> str | None:
 def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[str]) -> None:
     for path in paths:
         file = _results_file(path)
+        own, rows, subset = _selection(file)
         ok = verdicts = others = 0
         for record in latest_results(file):
             category = _category_of(record)
@@ -119,16 +162,21 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
                 continue
             score = scores.setdefault(category, CategoryScore(category))
             score.total += 1
+            score.ids.add(str(record.get("id")))
+            if category == own:
+                score.entries = rows
+            score.subset = score.subset or subset
             key = MULTI_TURN_VERDICT if category in MULTI_TURN_CATEGORIES else VERDICT
             verdict = (record.get("scores") or {}).get(key)
-            if record.get("status") == "error":
-                score.errored += 1
-            elif not isinstance(verdict, dict) or verdict.get("score") is None:
-                score.unscored += 1
-                ok += 1
-            else:
+            if isinstance(verdict, dict) and verdict.get("score") is not None:
+                # an errored result keeps the verdict when another reward raised
                 ok, verdicts = ok + 1, verdicts + 1
                 score.correct += verdict["score"] == 1.0
+            elif record.get("status") == "error":
+                score.errored += 1
+            else:
+                score.unscored += 1
+                ok += 1
         if ok and not verdicts:
             raise AgentloopError(
                 f"{path}: no result has a {VERDICT} score; add it with: agentloop score "
@@ -147,7 +195,8 @@ def _group(name: str, members: tuple[str, ...], weighted: bool, scores: dict) ->
         accuracy = sum(s.correct for s in present) / sum(s.total for s in present)
     else:
         accuracy = sum(s.accuracy for s in present) / len(present)
-    return GroupScore(name, accuracy, missing)
+    partial = tuple(f"{s.category}: {s.coverage}" for s in present if s.coverage)
+    return GroupScore(name, accuracy, missing, partial)
 
 
 def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
@@ -173,11 +222,18 @@ def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
     for s in ordered.values():
         if s.unscored:
             notes.append(f"{s.category}: {s.unscored} result(s) without a {VERDICT} score")
-    return BfclSummary(ordered, groups, overall, tuple(lacking), notes)
+    partial = tuple(p for g in counted for p in g.partial)
+    return BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial)
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def _partial(missing: Sequence[str], run_in_part: Sequence[str]) -> str:
+    """``  (partial: no a, b; c: 5 of 400 entries)``, or nothing when whole."""
+    parts = ([f"no {', '.join(missing)}"] if missing else []) + list(run_in_part)
+    return f"  (partial: {'; '.join(parts)})" if parts else ""
 
 
 def format_bfcl_summary(summary: BfclSummary) -> str:
@@ -186,16 +242,16 @@ def format_bfcl_summary(summary: BfclSummary) -> str:
     for s in summary.categories.values():
         lines.append(
             f"{s.category:<24} {s.total:>6} {s.correct:>8} {s.errored:>8} {_pct(s.accuracy):>9}"
+            + (f"  (partial: {s.coverage})" if s.coverage else "")
         )
     lines.append("")
     for g in summary.groups:
         if g.accuracy is None:
             continue
-        partial = f"  (partial: no {', '.join(g.missing)})" if g.missing else ""
-        lines.append(f"{g.name:<24} {_pct(g.accuracy):>9}{partial}")
-    partial = f"  (partial: no {', '.join(summary.overall_missing)})"
+        lines.append(f"{g.name:<24} {_pct(g.accuracy):>9}{_partial(g.missing, g.partial)}")
     lines.append(
-        f"{'Overall':<24} {_pct(summary.overall):>9}" + (partial if summary.overall_missing else "")
+        f"{'Overall':<24} {_pct(summary.overall):>9}"
+        + _partial(summary.overall_missing, summary.overall_partial)
     )
     lines.extend(f"note: {n}" for n in summary.notes)
     return "\n".join(lines)

@@ -10,7 +10,7 @@ import pytest
 from agentloop.cli._commands import main
 from agentloop.harness._dataset import iter_samples
 from tests.benchmarks.conftest import FIXTURE
-from tests.support.harness import write_jsonl
+from tests.support.harness import ROOT, only_run_dir, write_json, write_jsonl
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -82,6 +82,36 @@ def test_summary_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert (code, err) == (0, "")
     assert "parallel                      4        3        0    75.00%" in out
     assert "Non-Live AST" in out and "Overall" in out
+
+
+def test_a_run_of_part_of_a_category_is_marked_partial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write_json(tmp_path / "script.json", ["I cannot help with that."])
+    config = str(ROOT / "configs" / "bfcl" / "simple_python.yaml")
+    common = ["--model", f"scripted:{script}", "--no-preflight"]
+    limited, whole = tmp_path / "limited", tmp_path / "whole"
+    code = run_cli(capsys, "run", config, *common, "--limit", "2", "--output-dir", str(limited))[0]
+    assert code == 0
+    assert run_cli(capsys, "run", config, *common, "--output-dir", str(whole))[0] == 0
+    code, out, err = run_cli(capsys, "bfcl", "summary", str(only_run_dir(limited)))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    row = next(line for line in lines if line.startswith("simple_python"))
+    assert row.split() == ["simple_python", "2", "0", "0", "0.00%", "(partial:", "2", "of", "3",
+                           "entries)"]  # fmt: skip
+    non_live = next(line for line in lines if line.startswith("Non-Live AST"))
+    assert non_live.endswith(
+        "(partial: no multiple, parallel, parallel_multiple; simple_python: 2 of 3 entries)"
+    )
+    overall = next(line for line in lines if line.startswith("Overall"))
+    assert overall.endswith("; simple_python: 2 of 3 entries)")
+    # the whole category: no such mark
+    out = run_cli(capsys, "bfcl", "summary", str(only_run_dir(whole)))[1]
+    assert "entries" not in out
+    assert next(line for line in out.splitlines() if line.startswith("simple_python")).split() == [
+        "simple_python", "3", "0", "0", "0.00%",
+    ]  # fmt: skip
 
 
 def test_run_with_an_unknown_category_is_one_line(

@@ -127,3 +127,14 @@ def test_not_a_run_or_no_bfcl_rows(tmp_path: Path) -> None:
     # a results file is accepted as well as its directory
     ok = run_dir(tmp_path, "s", rows("multiple", 1.0))
     assert summarize_bfcl([ok / "results.jsonl"]).categories["multiple"].correct == 1
+
+
+def test_a_verdict_stands_when_another_reward_raised(tmp_path: Path) -> None:
+    raised = {"status": "error", "error_kind": "reward", "reward_errors": {"x": "KeyError: 'y'"}}
+    lines = [
+        result("parallel_0", "parallel", 1.0, **raised),  # another reward raised
+        result("parallel_1", "parallel", None, **raised),  # the verdict raised
+    ]
+    summary = summarize_bfcl([run_dir(tmp_path, "r", lines)])
+    score = summary.categories["parallel"]
+    assert (score.total, score.correct, score.errored) == (2, 1, 1)
