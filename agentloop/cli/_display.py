@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agentloop._secrets import Scrubber
-from agentloop.harness import Comparison, RunSummary
+from agentloop.harness import Comparison, LatencyStats, RunSummary
 
 __all__ = ["print_comparison", "print_summary", "usd"]
 
@@ -40,6 +40,10 @@ def _reward_table(summary: RunSummary) -> Table:
 
 def _counts(counts: Mapping[Any, int]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in counts.items()) or "-"
+
+
+def _spread(stats: LatencyStats) -> str:
+    return f"p50 {stats.p50:.3f}, p90 {stats.p90:.3f}, max {stats.max:.3f}"
 
 
 def _run_table(summary: RunSummary) -> Table:
@@ -76,7 +80,15 @@ def _run_table(summary: RunSummary) -> Table:
             "latency (s)",
             f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
         ),
+        ("model calls (s)", f"{_spread(summary.model_time)} (the model's own time)"),
     ]
+    wait = summary.request_wait
+    if summary.request_wait_total_s > 0:
+        rows.append((
+            "waiting (s)",
+            f"{_spread(wait)}, total {summary.request_wait_total_s:.1f} "
+            "(requests queued for a free slot: max_concurrent_requests)",
+        ))  # fmt: skip
     if summary.cache:
         rows.append(("cache", f"{summary.cache['hits']} hits, {summary.cache['misses']} misses"))
     if not summary.complete:

@@ -4,7 +4,8 @@ Rounds (``_loop``), reply normalisation (``_reply``: call ids, malformed and rec
 calls), dispatch (``_dispatch``: lookup, validation, timeouts, error templates), tool
 invocation (``_invoke``; sync tools in daemon threads, ``_threads``), who answers a
 round's calls (``_tool_executor``: the dispatcher or recorded results), tool-output
-serialisation (``_serialize``), retrying model errors (``_retry``), the trajectory
+serialisation (``_serialize``), retrying model errors (``_retry``), the time a request
+waited for its turn, apart from the model's (``_request_wait``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
 (``_content_calls``), the sync wrapper's event loop (``_sync``), and conversations with a
@@ -40,6 +41,7 @@ from agentloop.engine._loop import (
     split_tools,
 )
 from agentloop.engine._reply import ContentCallParser
+from agentloop.engine._request_wait import record_request_wait
 from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._tool_executor import ExecutorFactory, RecordedToolResults, ToolExecutor
@@ -97,6 +99,7 @@ __all__ = [
     "module_tools",
     "one_line",
     "parse_content_tool_calls",
+    "record_request_wait",
     "run_agent",
     "run_agent_sync",
     "split_tools",

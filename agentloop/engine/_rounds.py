@@ -15,6 +15,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from agentloop.engine._budget import Budget
 from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, ToolDispatcher
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
+from agentloop.engine._request_wait import request_waits
 from agentloop.engine._retry import RetryPolicy, call_with_retry
 from agentloop.engine._tool_executor import ExecutorFactory, ToolExecutor
 from agentloop.engine._trajectory import (
@@ -55,6 +56,11 @@ def split_tools(tools: ToolsInput) -> tuple[list[BaseTool], list[Any]]:
 def _schema_name(schema: dict[str, Any]) -> str:
     name: str = convert_to_openai_tool(schema)["function"]["name"]
     return name
+
+
+def _waited(waits: list[float], latency: float) -> float:
+    """The part of a model call's ``latency`` its requests spent waiting for a slot."""
+    return min(sum(waits), latency)
 
 
 def _usage(message: AIMessage) -> TokenUsage | None:
@@ -165,14 +171,16 @@ class RoundLoop:
 
             call_started = time.perf_counter()
             try:
-                reply = await call_with_retry(
-                    lambda: binding.bound.ainvoke(history), self.policy, count_retry
-                )
+                with request_waits() as waits:
+                    reply = await call_with_retry(
+                        lambda: binding.bound.ainvoke(history), self.policy, count_retry
+                    )
             except Exception as exc:
                 if self.raise_on_error:
                     raise
                 latency = time.perf_counter() - call_started
-                steps.append(StepRecord(latency_s=latency, retries=retries))
+                steps.append(StepRecord(latency_s=latency, wait_s=_waited(waits, latency),
+                                        retries=retries))  # fmt: skip
                 return "error", f"{type(exc).__name__}: {exc}"
             latency = time.perf_counter() - call_started
             if not isinstance(reply, AIMessage):
@@ -181,6 +189,7 @@ class RoundLoop:
             history.append(reply)
             step = StepRecord(
                 latency_s=latency,
+                wait_s=_waited(waits, latency),
                 usage=_usage(reply),
                 retries=retries,
                 cached=reply.response_metadata.get(FROM_CACHE) is True,

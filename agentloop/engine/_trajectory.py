@@ -123,6 +123,10 @@ class StepRecord(BaseModel):
 
     latency_s: float
     """Wall time of the model call, retries included."""
+    wait_s: float = 0.0
+    """Of ``latency_s``, the time the call's requests waited for their turn before they
+    were sent (a client's ``max_concurrent_requests``: ``local:``'s one server slot); the
+    model's own time is ``latency_s - wait_s``. 0 in records made before it was kept."""
     usage: TokenUsage | None = None
     """Token usage of this call, when the model reports it."""
     retries: int = 0

@@ -71,7 +71,8 @@ class RewardStats(BaseModel):
 
 
 class LatencyStats(BaseModel):
-    """Sample wall time in seconds (model, tools and scoring)."""
+    """Percentiles of a time in seconds: a sample's wall time (model, tools and scoring),
+    or a model call's own time or wait (see the field that holds it)."""
 
     p50: float = 0.0
     p90: float = 0.0
@@ -172,6 +173,15 @@ class RunSummary(BaseModel):
     (empty when the run used none)."""
     latency: LatencyStats = Field(default_factory=LatencyStats)
     """Percentiles of sample wall time."""
+    model_time: LatencyStats = Field(default_factory=LatencyStats)
+    """Percentiles of one model call's own time (its ``latency_s`` less its ``wait_s``,
+    retries included), over the model calls of all results (a simulated user's too)."""
+    request_wait: LatencyStats = Field(default_factory=LatencyStats)
+    """Percentiles of the time one model call waited for its turn before its request was
+    sent (``wait_s``: a client's ``max_concurrent_requests``, e.g. ``local:``'s one server
+    slot), over the same calls; all 0 when nothing limited the requests."""
+    request_wait_total_s: float = 0.0
+    """The waits of ``request_wait`` added up (seconds)."""
     rounds: dict[str, float] = Field(default_factory=dict)
     """mean and max tool rounds per result."""
     rounds_histogram: dict[int, int] = Field(default_factory=dict)
@@ -226,6 +236,8 @@ class _Accumulator:
         self.passes: dict[str, dict[str, list[int]]] = defaultdict(dict)
         self.ids: set[str] = set()
         self.walls: list[float] = []
+        self.model_times: list[float] = []  # per model call: own time
+        self.waits: list[float] = []  # per model call: time waiting for a request slot
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
         self.metadata = _MetadataTally()
@@ -244,8 +256,13 @@ class _Accumulator:
         self.counters["tokens"].update(line.get("usage") or {})
         self.cost.add(line)
         self.counters["cache"].update(line.get("cache") or {})
-        steps = (line.get("trajectory") or {}).get("steps") or []
+        trajectory = line.get("trajectory") or {}
+        steps = trajectory.get("steps") or []
         s.model_retries += sum(int(step.get("retries") or 0) for step in steps)
+        for step in (*steps, *(trajectory.get("user_steps") or [])):
+            latency, wait = float(step.get("latency_s") or 0.0), float(step.get("wait_s") or 0.0)
+            self.model_times.append(max(latency - wait, 0.0))
+            self.waits.append(wait)
         self.counters["exceptions"].update(
             f"{call.get('name')}: {call['exception']}"
             for step in steps
@@ -322,15 +339,10 @@ class _Accumulator:
         s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
         s.error_examples = dict(sorted(s.error_examples.items()))
         s.stop_reasons = dict(sorted(self.counters["stop"].items()))
-        walls = sorted(self.walls)
-        if walls:
-            s.latency = LatencyStats(
-                p50=percentile(walls, 0.5),
-                p90=percentile(walls, 0.9),
-                p99=percentile(walls, 0.99),
-                mean=sum(walls) / len(walls),
-                max=walls[-1],
-            )
+        s.latency = _percentiles(self.walls)
+        s.model_time = _percentiles(self.model_times)
+        s.request_wait = _percentiles(self.waits)
+        s.request_wait_total_s = sum(self.waits)
         total_rounds = sum(r * n for r, n in self.rounds.items())
         counted = sum(self.rounds.values())
         s.rounds = {
@@ -342,6 +354,20 @@ class _Accumulator:
         if self.offered and not sum(self.counters["tools"].values()):
             s.warnings.append(_no_calls_warning(self.offered))
         return s
+
+
+def _percentiles(values: list[float]) -> LatencyStats:
+    """p50, p90, p99, mean and max of ``values`` (all 0 without any)."""
+    ordered = sorted(values)
+    if not ordered:
+        return LatencyStats()
+    return LatencyStats(
+        p50=percentile(ordered, 0.5),
+        p90=percentile(ordered, 0.9),
+        p99=percentile(ordered, 0.99),
+        mean=sum(ordered) / len(ordered),
+        max=ordered[-1],
+    )
 
 
 _TOKEN_KEYS = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from typing import Any, Literal
 
 import anyio
@@ -27,6 +28,7 @@ from langchain_openai.chat_models.base import (
 from pydantic import PrivateAttr, SecretStr, model_validator
 
 from agentloop._tool_calls import call_fields, split_calls, strict_problem
+from agentloop.engine import record_request_wait
 from agentloop.models._endpoint import display_url
 from agentloop.models._raw_completions import RawChatCompletions
 from agentloop.models._reasoning import REASONING_FIELDS, send_reasoning_back
@@ -96,7 +98,8 @@ class CompatChatOpenAI(ChatOpenAI):
     reasoning items, among the input items. Replies keep their reasoning either way."""
     max_concurrent_requests: int | None = None
     """Requests in flight at once through this client (None: no limit); requests wait
-    their turn before the clock of ``request_timeout`` starts."""
+    their turn before the clock of ``request_timeout`` starts, and the wait is recorded
+    apart from the model's time (``StepRecord.wait_s``)."""
     _slots: anyio.Semaphore | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -163,7 +166,9 @@ class CompatChatOpenAI(ChatOpenAI):
                 return await self._complete(messages, stop, run_manager, **kwargs)
             if self._slots is None:  # made lazily: it belongs to the running event loop
                 self._slots = anyio.Semaphore(self.max_concurrent_requests)
+            queued = time.perf_counter()
             async with self._slots:
+                record_request_wait(time.perf_counter() - queued)  # the step's wait_s
                 return await self._complete(messages, stop, run_manager, **kwargs)
         except Exception as exc:
             self._scrub_key(exc)

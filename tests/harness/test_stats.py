@@ -137,6 +137,33 @@ def test_latency_percentiles_and_rounds() -> None:
     assert percentile([], 0.5) == 0.0 and percentile([3.0], 0.9) == 3.0
 
 
+def test_model_time_and_slot_waits_apart() -> None:
+    """A call that waited for the local server's one slot: its wait is not the model's time."""
+    steps = [{"latency_s": 5.0, "wait_s": 4.0}, {"latency_s": 2.0}]  # the second: an old line
+    user_steps = [{"latency_s": 3.0, "wait_s": 0.5}]
+    lines = [
+        line("a", 1, 1.0, trajectory={"steps": steps}),
+        line("b", 1, 1.0, trajectory={"steps": steps[:1], "user_steps": user_steps}),
+    ]
+    s = summarize(lines)
+    # own times: 1.0, 2.0, 1.0, 2.5; waits: 4.0, 0.0, 4.0, 0.5
+    assert (s.model_time.p50, s.model_time.max) == (pytest.approx(1.5), 2.5)
+    assert (s.request_wait.p50, s.request_wait.max) == (pytest.approx(2.25), 4.0)
+    assert s.request_wait_total_s == pytest.approx(8.5)
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=200))
+    text = buffer.getvalue()
+    assert "p50 1.500, p90 2.350, max 2.500 (the model's own time)" in text
+    assert "p50 2.250, p90 4.000, max 4.000, total 8.5 (requests queued" in text
+
+    # Without a slot limit nothing waits, and no waiting row is printed.
+    quiet = summarize([line("a", 1, 1.0, trajectory={"steps": [{"latency_s": 2.0}]})])
+    assert quiet.request_wait_total_s == 0.0 and quiet.model_time.max == 2.0
+    buffer = io.StringIO()
+    print_summary(quiet, Console(file=buffer, width=200))
+    assert "waiting" not in buffer.getvalue()
+
+
 @pytest.mark.parametrize(
     ("rule", "errored", "total", "fails"),
     [
