@@ -50,6 +50,7 @@ KNOWN_LOCAL_MODELS: dict[str, tuple[str, str]] = {
 # What llama-cpp-python[server] brings; a bare llama-cpp-python cannot serve.
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
 
+DEFAULT_MAX_TOKENS = 256
 LOCAL_DEFAULTS: dict[str, Any] = {
     **CONNECTION_OPTIONS,
     # The server rejects null content (HTTP 500) and reads only the legacy max_tokens.
@@ -63,6 +64,10 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "max_concurrent_requests": 1,
     "request_timeout": 600.0,
     "max_retries": 1,
+    # The max_tokens sent when model_params sets none (null: none is sent, and a reply may
+    # run to the end of the context). A small model that loses its way otherwise writes
+    # until the context is full: minutes per reply on a small CPU.
+    "default_max_tokens": DEFAULT_MAX_TOKENS,
     "n_ctx": 4096,
     "n_threads": None,
     "chat_format": "agentloop",  # agentloop.models._local_chat
@@ -144,8 +149,24 @@ def _server_args(options: dict[str, Any]) -> list[str]:
         "--n_ctx", str(options["n_ctx"]),
         "--n_threads", str(threads),
         "--chat_format", options["chat_format"],
+        # The server's default keeps the logits of every position of the context: n_ctx x
+        # the vocabulary in float32 (4096 x 262,144 for Gemma 3: 4 GiB, filled as a reply
+        # grows). Nothing agentloop sends asks for them (logprobs).
+        "--logits_all", "false",
         *extra,
     ]  # fmt: skip
+
+
+def _with_max_tokens(params: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with the ``default_max_tokens`` option's limit when they set none."""
+    value = options["default_max_tokens"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ModelSpecError(
+            f"model option default_max_tokens must be a positive integer or null, not {value!r}"
+        )
+    if value is None or "max_tokens" in params:
+        return params
+    return {**params, "max_tokens": value}
 
 
 def _startup_timeout(options: dict[str, Any]) -> float:
@@ -164,6 +185,7 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
     error stops it again.
     """
     options = check_options(options, LOCAL_OPTIONS, LOCAL_DEFAULTS, "local")
+    params = _with_max_tokens(params, options)
     check_params(params, "local")
     retry_policy = retry_policy_from(options)
     args, startup_timeout_s = _server_args(options), _startup_timeout(options)

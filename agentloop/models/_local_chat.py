@@ -13,9 +13,13 @@ which Gemma does not know. Here:
   holding ``{"name": ..., "arguments": {...}}``, which a grammar built from the tools'
   JSON schemas keeps to a bound tool and its parameters;
 - ``required`` or a named tool: the reply is one call. ``auto``: the model writes freely,
-  and if it opens a ``<tool_call>`` block the call is generated again under the grammar
-  (the same tokens where the model's were already valid). ``none``: text, as written
-  (a call written as text stays text, as an OpenAI-compatible server returns it);
+  and where it opens a ``<tool_call>`` block the call is generated under the grammar.
+  ``none``: text, as written (a call written as text stays text, as an OpenAI-compatible
+  server returns it);
+- a reply ends where the model's turn ends (``turn_end``): at its end-of-turn token (or
+  where it starts a new turn), where a call ends, and before a ``<tool_response>`` it
+  starts to invent, whatever the ``tool_choice``. A small model left to go on writes
+  calls and made-up results until ``max_tokens`` or the end of the context;
 - each request is evaluated from an empty context, so a reply does not depend on which
   request the server answered before it (the prompt-prefix cache would otherwise make
   temperature 0 differ between runs).
@@ -36,10 +40,13 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from llama_cpp import Llama, LlamaGrammar
 from llama_cpp.llama_chat_format import register_chat_completion_handler
 
-__all__ = ["FORMAT", "chat_handler", "serve", "tool_instructions"]
+__all__ = ["FORMAT", "chat_handler", "serve", "tool_instructions", "turn_end"]
 
 FORMAT = "agentloop"
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+# How a tool's result is shown to the model (prompt_messages): a reply that writes either
+# tag is making one up.
+RESULTS = ("<tool_response>", "</tool_response>")
 
 _GEMMA = (
     "{{ bos_token }}{% for m in messages %}"
@@ -62,6 +69,26 @@ def tool_instructions(tools: list[dict[str, Any]]) -> str:
         '{"name": "<tool name>", "arguments": {<the arguments>}}\n'
         f"{CLOSE}\nTo answer the user instead, reply in plain text."
     )
+
+
+def turn_end(text: str, calls: bool) -> tuple[int, bool] | None:
+    """Where the model's turn ends in ``text``, the reply written so far: ``(end, call)``,
+    the reply being ``text[:end]`` and ``call`` true when the model opens a call there
+    (its body is then generated under the grammar); None while the turn goes on.
+
+    With ``calls`` (a tool may be called), the turn ends where a ``<tool_call>`` opens.
+    Without, a call written as text stays text, and the turn ends where that call closes.
+    Either way it ends before a ``<tool_response>`` (or ``</tool_response>``) the model
+    starts to write: a result is the tool's, in the next turn, and what follows is made up.
+    """
+    result = min((i for i in (text.find(tag) for tag in RESULTS) if i != -1), default=-1)
+    marker = OPEN if calls else CLOSE
+    found = text.find(marker)
+    if found != -1 and (result == -1 or found < result):
+        return (found, True) if calls else (found + len(CLOSE), False)
+    if result != -1:
+        return len(text[:result].rstrip()), False
+    return None
 
 
 def _text(content: Any) -> str:
@@ -115,6 +142,8 @@ class _Renderer:
         if template is None:
             template = _GEMMA if self.gemma else _CHATML
         self.end = "<end_of_turn>" if self.gemma else "<|im_end|>"
+        # Where the model's turn ends as text: its end marker, or a next turn it begins.
+        self.stops = [self.end, "<start_of_turn>" if self.gemma else "<|im_start|>"]
         self._template = ImmutableSandboxedEnvironment(  # no autoescape: plain text
             trim_blocks=True, lstrip_blocks=True
         ).from_string(template)
@@ -180,31 +209,48 @@ def chat_handler(
     renderer = _RENDERERS.get(id(llama)) or _RENDERERS.setdefault(id(llama), _Renderer(llama))
     turns = prompt_messages(messages, tool_instructions(tools) if allowed else None)
     prompt = renderer(turns)
-    stops = [renderer.end, *([stop] if isinstance(stop, str) else stop or [])]
+    stops = [*renderer.stops, *([stop] if isinstance(stop, str) else stop or [])]
     sampling = {k: v for k, v in kwargs.items() if k in _COMPLETION_ARGS}
     llama.reset()  # an empty context: the reply does not depend on the request before it
 
-    def complete(text: str, grammar: LlamaGrammar | None, until: list[str]) -> tuple[str, str]:
-        out: Any = llama.create_completion(
-            prompt=text, max_tokens=max_tokens, stop=until, grammar=grammar, **sampling
-        )
+    def call_body(text: str) -> tuple[str, str]:
+        """A call's body after ``text``, under the grammar (which ends it: nothing but the
+        end of the reply may follow a complete call)."""
+        out: Any = llama.create_completion(prompt=text, max_tokens=max_tokens, stop=[],
+                                           grammar=_call_grammar(allowed), **sampling)  # fmt: skip
         choice0 = out["choices"][0]
         return choice0["text"], choice0["finish_reason"] or "stop"
+
+    def free_text(calls: bool) -> tuple[str, str, bool]:
+        """The model's own text, up to where its turn ends (``turn_end``); true when it
+        opens a call there."""
+        chunks: Any = llama.create_completion(
+            prompt=prompt, max_tokens=max_tokens, stop=stops, stream=True, **sampling
+        )
+        text, finish = "", "stop"
+        try:
+            for chunk in chunks:
+                choice0 = chunk["choices"][0]
+                text += choice0["text"]
+                end = turn_end(text, calls)
+                if end is not None:
+                    return text[: end[0]], "stop", end[1]
+                finish = choice0["finish_reason"] or finish
+        finally:
+            chunks.close()  # stops the generation where the turn ended
+        return text, finish, False
 
     content, finish = "", "stop"
     body: str | None = None
     if allowed and choice != "auto":  # required or a named tool: one call
-        body, finish = complete(f"{prompt}{OPEN}\n", _call_grammar(allowed), [])
+        body, finish = call_body(f"{prompt}{OPEN}\n")
     elif allowed:
-        text, finish = complete(prompt, None, [*stops, CLOSE])
-        if OPEN in text:  # the model chose to call: the call again, under the grammar
-            content = text[: text.index(OPEN)].rstrip()
-            body, finish = complete(f"{prompt}{text[: text.index(OPEN)]}{OPEN}\n",
-                                    _call_grammar(allowed), [])  # fmt: skip
-        else:
-            content = text
-    else:  # no tool may be called: the text, as it is (a server would not cut it)
-        content, finish = complete(prompt, None, stops)
+        text, finish, opened = free_text(calls=True)
+        content = text.rstrip() if opened else text
+        if opened:  # the model chose to call: the call, under the grammar
+            body, finish = call_body(f"{prompt}{text}{OPEN}\n")
+    else:  # no tool may be called: the text, as written, up to the end of the turn
+        content, finish, _ = free_text(calls=False)
     return _response(llama, prompt, content, body, finish, kwargs.get("model"))
 
 

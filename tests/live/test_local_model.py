@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ from agentloop.harness import load_config
 from agentloop.harness._run_files import RESULTS_FILE
 from agentloop.harness._runner import run_eval_sync
 from agentloop.models import _local_server
+from agentloop.models._local import DEFAULT_MAX_TOKENS
+from tests.support.docs import PAGES, blocks_of
 
 pytestmark = pytest.mark.live
 
@@ -51,6 +55,7 @@ def _lines(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
         line["trajectory"].pop("wall_time_s")
         for step in line["trajectory"]["steps"]:
             step.pop("latency_s")
+            step.pop("wait_s")  # how long it queued for the server: not replayed
         found[(line["id"], line["epoch"])] = line
     return found
 
@@ -175,3 +180,35 @@ def test_the_init_project_on_the_local_model(
         _check_conversation(line)  # a call in every sample, each answered by its result
         assert set(line["request"]["tools"]) == {"convert_units", "convert_currency"}
     assert _children() == []
+
+
+def test_an_evaluation_without_max_tokens_finishes(tmp_path: Path) -> None:
+    """The first-evaluation page's files, which set no max_tokens, through ``agentloop run``
+    on the local model. Before: gemma-3-270m wrote ``<tool_call>...<tool_response>...``
+    after its call until the context was full, no sample finished in 12 minutes, and
+    every sample errored at the 600 s request timeout."""
+    files = [b for b in blocks_of(PAGES / "first-evaluation.md") if b.title]
+    for block in files:
+        (tmp_path / block.title).write_text(block.text, encoding="utf-8")  # type: ignore[operator]
+    config = (tmp_path / "units.yaml").read_text(encoding="utf-8")
+    assert "max_tokens" not in config and "model_params" not in config  # what this is about
+    command = [sys.executable, "-m", "agentloop.cli", "run", "units.yaml",
+               "--model", "local:gemma-3-270m", "--output-dir", "runs"]  # fmt: skip
+    # The guard is generous (three samples take about a minute on 2 cores); the run
+    # finishing, every sample ok, is what is checked.
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    lines = [json.loads(raw) for raw in (run_dir / RESULTS_FILE).read_text().splitlines()]
+    assert len(lines) == 3
+    for line in lines:
+        assert line["status"] == "ok", line["error"]
+        trajectory = line["trajectory"]
+        assert trajectory["model"]["max_tokens"] == DEFAULT_MAX_TOKENS  # the local default
+        for step in trajectory["steps"]:
+            assert step["usage"]["output_tokens"] <= 2 * DEFAULT_MAX_TOKENS  # text + call
+            assert 0 <= step["wait_s"] <= step["latency_s"]
+        for message in trajectory["messages"]:  # no reply goes on past its turn
+            if message["role"] == "assistant":
+                assert "tool_response>" not in (message.get("content") or "")
+    assert "model calls (s)" in done.stdout

@@ -212,6 +212,50 @@ def test_local_source_talks_openai_with_compat_defaults(
     assert second["tool_choice"] == "none"  # a forced choice is not repeated after results
 
 
+@pytest.mark.parametrize(
+    ("params", "options", "sent"),
+    [
+        ({}, {}, local.DEFAULT_MAX_TOKENS),  # a config without max_tokens: the default
+        ({"max_tokens": 32}, {}, 32),  # the config's own
+        ({}, {"default_max_tokens": 100}, 100),
+        ({}, {"default_max_tokens": None}, None),  # none sent: the server's limit
+    ],
+)
+def test_a_config_without_max_tokens_gets_the_local_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, params: Any, options: Any, sent: Any
+) -> None:
+    """Without a limit, gemma-3-270m could write to the end of its context (minutes a reply)."""
+    stub = StubServer()
+    stub.push(reply("hello"))
+
+    async def fake_start(self: LocalServer, timeout_s: float) -> None:
+        self.port = stub.port
+
+    monkeypatch.setattr(local, "_missing", lambda modules: [])
+    monkeypatch.setattr(local, "resolve_model_path", lambda value: (tmp_path / "m.gguf", value))
+    monkeypatch.setattr(LocalServer, "start", fake_start)
+
+    async def main() -> Any:
+        async with open_model("local:gemma-3-270m", params, options) as source:
+            return await run_agent(source.for_sample("s", 1), [], "hi")
+
+    with stub:
+        traj = anyio.run(main)
+    assert stub.requests[0].get("max_tokens") == sent
+    assert traj.model.get("max_tokens") == sent  # the trajectory records what was sent
+
+
+def test_the_server_keeps_no_logits_per_position(tmp_path: Path) -> None:
+    """llama-cpp-python's server keeps n_ctx x vocabulary float32 logits by default (4 GiB
+    for Gemma 3 at n_ctx 4096): the server grew to 3.5 GB on one long reply."""
+    options = dict(local.LOCAL_DEFAULTS)
+    args = local._server_args(options)
+    assert args[args.index("--logits_all") + 1] == "false"
+    assert args[args.index("--n_ctx") + 1] == "4096"
+    args = local._server_args({**options, "server_args": ["--logits_all", "true"]})
+    assert args[-2:] == ["--logits_all", "true"]  # still the user's to change
+
+
 def _no_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Everything up to the server start works; starting it fails the test."""
 
@@ -236,6 +280,7 @@ def _no_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         ({}, {"n_threads": 0}, "model option n_threads must be a positive integer"),
         ({}, {"chat_format": 3}, "model option chat_format must be"),
         ({}, {"server_args": "--verbose"}, "model option server_args must be a list of strings"),
+        ({}, {"default_max_tokens": 0}, "model option default_max_tokens must be a positive"),
     ],
 )  # fmt: skip
 def test_bad_params_and_options_fail_before_the_server_starts(
