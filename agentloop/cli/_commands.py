@@ -229,6 +229,10 @@ def _cmd_view(args: argparse.Namespace, out: Console) -> int:
         resolve_source(path)  # a clear error when it is neither a run nor its results file
     outcome = write_report(run_dirs, Path(args.out) if args.out else None, open_it=args.open)
     _say(out, f"report: {outcome.path} ({outcome.samples} samples, {outcome.bytes:,} bytes)")
+    if args.open and not outcome.opened:  # no browser here (a server, a container, ssh)
+        where = outcome.path.resolve()
+        print(_one_line(f"agentloop view: no browser to open here; the report is {where}"),
+              file=sys.stderr)  # fmt: skip
     return EXIT_OK
 
 

@@ -1,7 +1,8 @@
 """The ``agentloop`` command line: its subcommands and flags, parsed without tracebacks.
 
-A bad argument is a ``UsageError`` (one line, exit 2); ``--help`` and ``--version``
-end in ``ParserExit`` so ``main()`` returns their code instead of raising SystemExit.
+A bad argument is a ``UsageError`` (one line, exit 2); ``--help``, ``--version`` and a
+bare ``agentloop`` (the command list, exit 0) end in ``ParserExit`` so ``main()`` returns
+their code instead of raising SystemExit.
 """
 
 from __future__ import annotations
@@ -194,6 +195,9 @@ def _add_bfcl(sub: argparse._SubParsersAction[_Parser]) -> None:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = _build_parser()
+    if not argv:  # bare `agentloop`: the commands, as --help lists them
+        parser.print_help()
+        raise ParserExit(0)
     if argv[:1] == ["demo"]:  # everything after it goes to `agentloop run`, options included
         return argparse.Namespace(command="demo", extra=argv[1:])
     return parser.parse_args(argv)

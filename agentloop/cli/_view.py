@@ -110,6 +110,8 @@ class ViewOutcome:
     bytes: int
     seconds: float
     """Time to read the run(s) and render the page."""
+    opened: bool = False
+    """A browser took the page (asked with ``open_it``; False where none can be found)."""
 
 
 def write_report(
@@ -140,6 +142,5 @@ def write_report(
     finally:
         partial.unlink(missing_ok=True)
     elapsed = time.perf_counter() - started
-    if open_it:
-        webbrowser.open(target.resolve().as_uri())
-    return ViewOutcome(target, len(report["details"]), len(data), elapsed)
+    opened = bool(open_it and webbrowser.open(target.resolve().as_uri()))
+    return ViewOutcome(target, len(report["details"]), len(data), elapsed, opened)

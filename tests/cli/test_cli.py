@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.cli._commands import main
+from agentloop.cli._commands import _COMMANDS, main
 from tests.support.harness import (
     ROOT,
     add_script,
@@ -65,7 +65,6 @@ def test_flags_override_the_config(tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        ([], "agentloop: the following arguments are required: command"),
         (["frobnicate"], "agentloop: argument command: invalid choice: 'frobnicate'"),
         (["run"], "agentloop run: a CONFIG is required (or --resume RUN_DIR)"),
         (["run", "nope.yaml"], "agentloop: error: config file not found: nope.yaml"),
@@ -94,6 +93,15 @@ def test_bad_usage_is_one_line_with_exit_2(
     assert code == 2
     assert err.count("\n") == 1 and err.startswith(expected), err
     assert "Traceback" not in err
+
+
+def test_bare_agentloop_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    # it was an error: "agentloop: the following arguments are required: command", exit 2
+    code, out, err = run_cli(capsys)
+    assert code == 0 and err == "" and out.startswith("usage: agentloop")
+    listed = re.findall(r"^ {4}(\w+) ", out, re.M)
+    assert sorted(listed) == sorted(_COMMANDS)
+    assert "run an evaluation config" in out
 
 
 @pytest.mark.parametrize(

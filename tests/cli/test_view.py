@@ -165,10 +165,29 @@ def test_open_hands_the_file_to_the_browser(
     runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[str] = []
-    monkeypatch.setattr("webbrowser.open", opened.append)
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
     out = tmp_path / "r.html"
     assert main(["view", str(runs[0]), "--out", str(out), "--open"]) == 0
     assert opened == [out.resolve().as_uri()]
+
+
+def test_open_without_a_browser_says_where_the_report_is(
+    runs: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # webbrowser.open answers False where it finds no browser; that was silent
+    monkeypatch.setattr("webbrowser.open", lambda url: False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["view", str(runs[0]), "--out", "r.html", "--open"]) == 0
+    out, err = capsys.readouterr()
+    assert "report: r.html" in out
+    where = (tmp_path / "r.html").resolve()
+    assert err == f"agentloop view: no browser to open here; the report is {where}\n"
+    # asked to open nothing, it says nothing
+    assert main(["view", str(runs[0]), "--out", "r.html"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_a_failed_write_leaves_the_previous_report_whole(
