@@ -28,6 +28,7 @@ from ._registry import (
     register_reward,
     registered_rewards,
     reward_entry,
+    reward_keys,
     score_sample,
 )
 from ._result_models import (
@@ -95,6 +96,7 @@ __all__ = [
     "register_reward",
     "registered_rewards",
     "reward_entry",
+    "reward_keys",
     "schema_jaccard_reward",
     "schema_problem",
     "score_sample",

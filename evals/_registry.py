@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
@@ -41,6 +41,7 @@ __all__ = [
     "register_reward",
     "registered_rewards",
     "reward_entry",
+    "reward_keys",
     "score_sample",
 ]
 
@@ -161,9 +162,12 @@ class SampleScore(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     results: dict[str, SerializeAsAny[RewardResult]]  # type: ignore[type-arg]
-    """Reward key -> its result (score, reason, details), in config order."""
+    """Reward key -> its result (score, reason, details), in config order; a reward that
+    raised is not in it."""
     passed: dict[str, bool]
     """Reward key -> score >= pass threshold, for rewards that have one."""
+    errors: dict[str, str] = {}
+    """Reward key -> what the reward raised (``Type: message``), with ``on_error="record"``."""
 
 
 _REGISTRY: dict[str, RewardEntry] = {}
@@ -245,8 +249,7 @@ def parse_reward_specs(
     """
     if isinstance(specs, (str, Mapping)) or not isinstance(specs, (list, tuple)):
         raise ValueError("reward specs must be a list of names or {name: {params}} dicts")
-    parsed: list[RewardSpec] = []
-    seen: dict[str, int] = {}
+    parsed: list[tuple[str, dict[str, Any], RewardEntry]] = []
     for i, spec in enumerate(specs):
         params: Any
         if isinstance(spec, str):
@@ -279,10 +282,37 @@ def parse_reward_specs(
                 entry.check(params)
             except (TypeError, ValueError) as exc:
                 raise ValueError(" ".join(f"reward {name!r}: {exc}".split())) from None  # one line
+        parsed.append((name, params, entry))
+    keys = reward_keys(specs)  # every spec is a name or a one-key dict by now
+    return [
+        RewardSpec(name, params, key, entry)
+        for (name, params, entry), key in zip(parsed, keys, strict=True)
+    ]
+
+
+def reward_keys(specs: Any) -> list[str]:
+    """The key of each spec's results, read from the spec's shape alone (nothing is
+    resolved or validated, so a run's config can be read wherever its rewards cannot be
+    imported): the reward's name, then ``name#2``, ``name#3``... when it is listed again.
+    A spec that is neither a name nor a one-key dict has no key (it is skipped).
+
+    >>> reward_keys(["qa_f1_reward", {"tool_call_match": {"order": "unordered"}},
+    ...              "tool_call_match"])
+    ['qa_f1_reward', 'tool_call_match', 'tool_call_match#2']
+    """
+    if isinstance(specs, (str, Mapping)) or not isinstance(specs, (list, tuple)):
+        return []
+    keys: list[str] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        name = spec if isinstance(spec, str) else None
+        if isinstance(spec, Mapping) and len(spec) == 1:
+            name = next(iter(spec))
+        if not isinstance(name, str):
+            continue
         seen[name] = seen.get(name, 0) + 1
-        key = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        parsed.append(RewardSpec(name, params, key, entry))
-    return parsed
+        keys.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return keys
 
 
 def score_sample(
@@ -295,6 +325,7 @@ def score_sample(
     row: Mapping[str, Any] | None = None,
     environment: Mapping[str, Any] | None = None,
     expected: Any = None,
+    on_error: Literal["raise", "record"] = "raise",
 ) -> SampleScore:
     """Apply configured rewards to one sample.
 
@@ -305,7 +336,8 @@ def score_sample(
     ground truth's calls compiled already (the ``expected_calls`` input), else compiled here
     when a reward asks for them. ``rewards``: specs, raw or from :func:`parse_reward_specs`.
     A reward's exception propagates; so does a return value that is not a result or a
-    number in [0, 1].
+    number in [0, 1]. With ``on_error="record"`` such a failure is that reward's alone: it
+    goes to ``errors`` (``Type: message``) and the other rewards are still scored.
 
     >>> call = {"id": "1", "type": "function",
     ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
@@ -332,16 +364,25 @@ def score_sample(
     derived = {"final_answer": lambda: final_answer_of(trajectory),
                "messages": lambda: _openai_messages(trajectory),
                "expected_calls": lambda: _compiled(ground_truth)}  # fmt: skip
+    if on_error not in ("raise", "record"):
+        raise ValueError(f"on_error must be 'raise' or 'record', not {on_error!r}")
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
+    errors: dict[str, str] = {}
     for spec in specs:
         entry = spec.entry or _REGISTRY[spec.name]
-        for name in entry.inputs:
-            if name not in inputs:
-                inputs[name] = derived[name]()
-        kwargs = {name: inputs[name] for name in entry.inputs}
-        result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
+        try:
+            for name in entry.inputs:
+                if name not in inputs:
+                    inputs[name] = derived[name]()
+            kwargs = {name: inputs[name] for name in entry.inputs}
+            result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
+        except Exception as exc:
+            if on_error == "raise":
+                raise
+            errors[spec.key] = f"{type(exc).__name__}: {exc}"
+            continue
         results[spec.key] = result
         if entry.pass_threshold is not None:
             passed[spec.key] = result.score >= entry.pass_threshold
-    return SampleScore(results=results, passed=passed)
+    return SampleScore(results=results, passed=passed, errors=errors)

@@ -1,10 +1,12 @@
 """The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show, init,
 tools.
 
-Exit codes: 0 success; 1 the run failed its ``fail_on_error`` rule; 2 bad usage, a
-bad config, model setting or dataset, or a run directory another process is writing
-(a one-line message on stderr, never a traceback); 130 interrupted (the message
-names the run directory to resume). Everything printed is masked with
+Exit codes: 0 success; 1 the run failed: every result errored (whatever
+``fail_on_error`` says: a run that scored nothing, e.g. a reward raising on every sample,
+is no success), or its ``fail_on_error`` rule (``run``, and ``summary`` of such a run);
+2 bad usage, a bad config, model setting or dataset, or a run directory another process
+is writing (a one-line message on stderr, never a traceback); 130 interrupted (the
+message names the run directory to resume). Everything printed is masked with
 ``agentloop._secrets``.
 """
 

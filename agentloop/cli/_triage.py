@@ -32,23 +32,27 @@ def _call_failure(calls: list[Any]) -> str | None:
     return None
 
 
-def _error_type(line: Mapping[str, Any]) -> str:
-    """An errored result's kind and, when its message starts with one, its exception."""
-    kind = line.get("error_kind") or "unknown"
-    first = str(line.get("error") or "").split(":", 1)[0]
+def _error_type(kind: str, message: str) -> str:
+    """An error's kind and, when its message starts with one, its exception."""
+    first = message.split(":", 1)[0]
     return f"{kind} error ({first})" if first.isidentifier() else f"{kind} error"
 
 
 def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
-    """How a result failed, as (reward, type) pairs: (None, its error) when it errored;
-    otherwise one pair per reward it failed (its verdict is fail or, without a pass
-    threshold, it scored below 1). The type is the reward's own ``details.error_type``
-    when it gives one (BFCL's, e.g. ``value_error:string``), else what the first unpaired
-    call of a tool-call match went through, else ``score 0`` or ``partial score``."""
-    if line.get("status") != "ok":
-        return [(None, _error_type(line))]
+    """How a result failed, as (reward, type) pairs: (None, its error) when it errored
+    before scoring; (reward, ``reward error (Type)``) per reward that raised; one pair per
+    reward it failed (its verdict is fail or, without a pass threshold, it scored below 1).
+    The type is the reward's own ``details.error_type`` when it gives one (BFCL's, e.g.
+    ``value_error:string``), else what the first unpaired call of a tool-call match went
+    through, else ``score 0`` or ``partial score``."""
+    raised = line.get("reward_errors") or {}
+    found: list[tuple[str | None, str]] = [
+        (key, _error_type("reward", str(message))) for key, message in raised.items()
+    ]
+    if line.get("status") != "ok" and not raised:  # errored before scoring (or an old line)
+        kind = line.get("error_kind") or "unknown"
+        found.append((None, _error_type(kind, str(line.get("error") or ""))))
     passed = line.get("passed") or {}
-    found: list[tuple[str | None, str]] = []
     for key, result in (line.get("scores") or {}).items():
         score = float(result.get("score") or 0.0)
         verdict = passed.get(key)
@@ -122,6 +126,8 @@ class Groups:
             if group is None:
                 if reward is None:
                     reason = str(line.get("error") or "")
+                elif reward in (line.get("reward_errors") or {}):
+                    reason = str(line["reward_errors"][reward])
                 else:
                     reason = str(((line.get("scores") or {}).get(reward) or {}).get("reason") or "")
                 group = self.failures[(reward, kind)] = {

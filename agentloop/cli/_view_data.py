@@ -28,7 +28,7 @@ from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
 from agentloop.harness._run_files import read_json, summary_name
-from agentloop.harness._rundir import read_header
+from agentloop.harness._rundir import configured_rewards, read_header
 from agentloop.models._reasoning import reasoning_parts
 
 __all__ = [
@@ -274,6 +274,7 @@ def _summary(source: Source, header: Mapping[str, Any]) -> RunSummary:
         epochs=int((header.get("config") or {}).get("epochs") or 1),
         planned=(header.get("planned") or {}).get("results"),
         superseded=superseded_results(source.results, index),
+        rewards=configured_rewards(header) if source.results.name == RESULTS_FILE else (),
     )
     summary.notes.append(f"computed by agentloop view: {written_path.name} is missing or older")
     return summary

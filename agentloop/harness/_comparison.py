@@ -15,7 +15,9 @@ from agentloop.harness._run_files import (
     index_results,
     latest_results,
     read_json,
+    summary_name,
 )
+from agentloop.harness._rundir import configured_rewards
 from agentloop.harness._stats import RunSummary, summarize
 
 __all__ = [
@@ -28,7 +30,8 @@ __all__ = [
 
 
 class RewardDelta(BaseModel):
-    """One reward's headline score (errored results count 0) in both runs."""
+    """One reward's headline score (errored results count 0) in both runs; a run that
+    configured the reward has its score, 0 when every result errored."""
 
     reward: str
     a: float | None
@@ -38,7 +41,8 @@ class RewardDelta(BaseModel):
 
 
 class ChangedSample(BaseModel):
-    """A (sample, epoch) whose score differs; None means errored or absent."""
+    """A (sample, epoch) whose score differs; None means no score (the result errored
+    before scoring, or this reward raised) or no result."""
 
     id: str
     epoch: int
@@ -74,7 +78,7 @@ def _dataset_digest(path: str | Path) -> tuple[str, str] | None:
 
 
 def _warnings(
-    a: str | Path, b: str | Path, summary_a: RunSummary, summary_b: RunSummary
+    a: str | Path, b: str | Path, summary_a: RunSummary, summary_b: RunSummary, known: list[bool]
 ) -> list[str]:
     found = []
     data_a, data_b = _dataset_digest(a), _dataset_digest(b)
@@ -84,18 +88,31 @@ def _warnings(
             f"B: {data_b[0]} sha256 {data_b[1][:12]}...): the same id may be another task"
         )
     for key in sorted(summary_a.rewards.keys() - summary_b.rewards.keys()):
-        if summary_b.ok:  # B scored results, never with this reward
+        if known[1]:  # B's rewards are known, and this is not one
             found.append(f"reward {key} is only in A: its scores are not compared per sample")
     for key in sorted(summary_b.rewards.keys() - summary_a.rewards.keys()):
-        if summary_a.ok:
+        if known[0]:
             found.append(f"reward {key} is only in B: its scores are not compared per sample")
     return found
 
 
-def _compared(key: str, summary_a: RunSummary, summary_b: RunSummary) -> bool:
-    """A reward is compared per sample unless one run scored results but never with it
-    (a run with nothing scored, every result errored, is compared as errored)."""
-    return all(key in s.rewards or not s.ok for s in (summary_a, summary_b))
+def _compared(key: str, summaries: list[RunSummary], known: list[bool]) -> bool:
+    """A reward is compared per sample unless a run whose rewards are known lacks it (a
+    results file alone with nothing scored, every result errored, is compared as
+    errored)."""
+    return all(key in s.rewards or not k for s, k in zip(summaries, known, strict=True))
+
+
+def _configured(results: Path) -> list[str]:
+    """The reward keys a results file was scored with: its run's config for
+    ``results.jsonl``, the re-score's own summary for a re-scored file (none when the
+    file is alone)."""
+    if results.name == RESULTS_FILE:
+        header = results.parent / HEADER_FILE
+        return configured_rewards(read_json(header)) if header.is_file() else []
+    name = summary_name(results.name)
+    written = results.parent / name if name is not None else None
+    return list(read_json(written).get("rewards") or {}) if written and written.is_file() else []
 
 
 def resolve_results(path: str | Path) -> tuple[Path, int]:
@@ -111,9 +128,9 @@ def resolve_results(path: str | Path) -> tuple[Path, int]:
     return results, epochs
 
 
-def _scores(line: dict[str, Any]) -> dict[str, float] | None:
-    if line.get("status") != "ok":
-        return None
+def _scores(line: dict[str, Any]) -> dict[str, float]:
+    """The scores a result has: an errored one has those of the rewards that did not
+    raise (none when it errored before scoring)."""
     return {k: float(v["score"]) for k, v in (line.get("scores") or {}).items()}
 
 
@@ -125,14 +142,17 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
     path_a, epochs_a = resolve_results(a)
     path_b, epochs_b = resolve_results(b)
     index_a, index_b = index_results(path_a), index_results(path_b)
+    configured_a, configured_b = _configured(path_a), _configured(path_b)
     summary_a = summarize(
         latest_results(path_a, index_a), epochs=epochs_a,
-        superseded=superseded_results(path_a, index_a),
+        superseded=superseded_results(path_a, index_a), rewards=configured_a,
     )  # fmt: skip
     summary_b = summarize(
         latest_results(path_b, index_b), epochs=epochs_b,
-        superseded=superseded_results(path_b, index_b),
+        superseded=superseded_results(path_b, index_b), rewards=configured_b,
     )  # fmt: skip
+    # A run's rewards are known from its config, else from the results it scored.
+    known = [bool(configured_a) or summary_a.ok > 0, bool(configured_b) or summary_b.ok > 0]
     keys = list(dict.fromkeys([*summary_a.rewards, *summary_b.rewards]))
     deltas = []
     for key in keys:
@@ -140,7 +160,7 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
         mb = summary_b.rewards[key].headline if key in summary_b.rewards else None
         delta = mb - ma if ma is not None and mb is not None else None
         deltas.append(RewardDelta(reward=key, a=ma, b=mb, delta=delta))
-    compared = [key for key in keys if _compared(key, summary_a, summary_b)]
+    compared = [key for key in keys if _compared(key, [summary_a, summary_b], known)]
     # Only A's scores are held (small per line); B is streamed against them.
     held = {(str(x["id"]), int(x["epoch"])): _scores(x) for x in latest_results(path_a, index_a)}
     changed: list[ChangedSample] = []
@@ -152,8 +172,7 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
             continue
         sa, sb = held.pop(pair), _scores(line)
         for key in compared:
-            va = None if sa is None else sa.get(key)
-            vb = None if sb is None else sb.get(key)
+            va, vb = sa.get(key), sb.get(key)
             if va != vb:
                 changed.append(ChangedSample(id=pair[0], epoch=pair[1], reward=key, a=va, b=vb))
     return Comparison(
@@ -165,5 +184,5 @@ def compare_runs(a: str | Path, b: str | Path) -> Comparison:
         changed=changed,
         only_in_a=len(held),
         only_in_b=only_b,
-        warnings=_warnings(a, b, summary_a, summary_b),
+        warnings=_warnings(a, b, summary_a, summary_b, known),
     )

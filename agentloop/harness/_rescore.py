@@ -32,7 +32,9 @@ __all__ = ["rescore_line", "rescore_run"]
 
 
 def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> str:
-    """One result line scored again (model errors and crashes are kept as they were)."""
+    """One result line scored again (model errors and crashes are kept as they were). As
+    in a run, a reward that raises is that reward's error (``reward_errors``, and the line
+    errored with kind ``reward``); the other rewards' scores stand."""
     record = {k: v for k, v in line.items() if k != "trajectory"}
     raw = line.get("trajectory")
     rescorable = raw is not None and (
@@ -40,27 +42,19 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
     )
     if rescorable:
         trajectory = Trajectory.model_validate(raw)
-        try:
-            outcome = plan.score(
-                trajectory, line.get("ground_truth"), line.get("answer"),
-                metadata=line.get("metadata"), row=_row(line),
-            )  # fmt: skip
-        except Exception as exc:
-            record.update(
-                status="error",
-                error=f"{type(exc).__name__}: {exc}",
-                error_kind="reward",
-                scores={},
-                passed={},
-            )
-        else:
-            record.update(
-                status="ok",
-                error=None,
-                error_kind=None,
-                scores=outcome.scores,
-                passed=outcome.passed,
-            )
+        outcome = plan.score(
+            trajectory, line.get("ground_truth"), line.get("answer"),
+            metadata=line.get("metadata"), row=_row(line),
+        )  # fmt: skip
+        error = outcome.error_text()
+        record.update(
+            status="ok" if error is None else "error",
+            error=error,
+            error_kind=None if error is None else "reward",
+            scores=outcome.scores,
+            passed=outcome.passed,
+            reward_errors=outcome.errors,
+        )
     return encode_result(record, json.dumps(raw) if raw is not None else None, scrub)
 
 

@@ -29,10 +29,13 @@ its result (``agentloop._records.latest_results``, which every reader uses):
     ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
     only, the first reply's calls scored and none executed), ``scores`` (reward key ->
     ``{score, reason, details}``), ``passed`` (reward key -> bool, for rewards with a
-    pass threshold), ``stop_reason``, ``rounds``, ``tool_calls_by_status``, ``usage``
-    (``input_tokens``, ``output_tokens``, ``total_tokens``, ``cached_input_tokens``,
-    ``reasoning_tokens``), ``cost_usd`` (null when unknown) and ``cost_unknown`` (why),
-    ``wall_time_s`` (the
+    pass threshold), ``reward_errors`` (reward key -> ``Type: message``, for rewards that
+    raised: the line is then an error of kind ``reward``, ``error`` names each such
+    reward, and ``scores`` keeps the other rewards'; lines written before this field
+    have ``scores`` empty on every errored line), ``stop_reason``, ``rounds``,
+    ``tool_calls_by_status``, ``usage`` (``input_tokens``, ``output_tokens``,
+    ``total_tokens``, ``cached_input_tokens``, ``reasoning_tokens``), ``cost_usd`` (null
+    when unknown) and ``cost_unknown`` (why), ``wall_time_s`` (the
     sample's wall time, scoring included), ``started_at`` (ISO 8601), ``answer``,
     ``ground_truth``, ``metadata`` (copied from the row, so a results file can be
     re-scored alone) and, last, ``trajectory`` (``Trajectory.model_dump`` JSON, its

@@ -50,6 +50,7 @@ __all__ = [
     "RESUMABLE_CHANGES",
     "build_header",
     "check_resume",
+    "configured_rewards",
     "open_run",
     "read_header",
     "redacted_config",
@@ -298,6 +299,14 @@ def open_run(
         lock.release()
 
 
+def configured_rewards(header: Mapping[str, Any]) -> list[str]:
+    """The result keys of the rewards in a run header's config, in order (read from the
+    specs alone: a summary needs no reward importable)."""
+    from agentloop.evals import reward_keys
+
+    return reward_keys((header.get("config") or {}).get("rewards") or [])
+
+
 def write_summary(
     run_dir: Path,
     header: Mapping[str, Any],
@@ -320,6 +329,7 @@ def write_summary(
         invalid_lines=header.get("dataset", {}).get("invalid_lines", []),
         fail_on_error=config.get("fail_on_error", False),
         planned=int(planned) if planned is not None else None,
+        rewards=configured_rewards(header),
     )
     if not summary.complete:
         summary.notes.insert(

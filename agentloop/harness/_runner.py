@@ -46,7 +46,8 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 when the run passed its fail_on_error rule, 1 when it failed it."""
+        """0 when the run passed, 1 when it failed (every result errored, or its
+        fail_on_error rule)."""
         return 1 if self.summary.failed else 0
 
 

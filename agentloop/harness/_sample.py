@@ -254,7 +254,7 @@ async def run_sample(
         "request": None,
     }
     trajectory: Trajectory | None = None
-    scores, passed = {}, {}
+    scores, passed, reward_errors = {}, {}, {}
     try:
         if p.config.mode == "score":
             trajectory = recorded_trajectory(sample, p.parser)
@@ -266,18 +266,20 @@ async def run_sample(
             raise _SampleError("model", trajectory.error or "model error")
         if trajectory.stop_reason == "user_error":
             raise _SampleError("user_model", trajectory.error or "user model error")
-        try:
-            environment = None
-            if p.environment is not None and p.rewards.asking_for("environment"):
+        environment, failed = None, {}
+        if p.environment is not None and (asking := p.rewards.asking_for("environment")):
+            try:
                 environment = await environment_input(p, sample, epoch, trajectory)
-            outcome = p.rewards.score(
-                trajectory, sample.ground_truth, sample.answer,
-                metadata=sample.metadata, row=sample_row(sample), environment=environment,
-                expected=sample.expected_calls,
-            )  # fmt: skip
-        except Exception as exc:
-            raise _SampleError("reward", f"{type(exc).__name__}: {exc}") from exc
-        scores, passed = outcome.scores, outcome.passed
+            except Exception as exc:  # the rewards that need it fail; the others stand
+                failed = dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
+        outcome = p.rewards.score(
+            trajectory, sample.ground_truth, sample.answer,
+            metadata=sample.metadata, row=sample_row(sample), environment=environment,
+            expected=sample.expected_calls, failed=failed,
+        )  # fmt: skip
+        scores, passed, reward_errors = outcome.scores, outcome.passed, outcome.errors
+        if reward_errors:
+            raise _SampleError("reward", outcome.error_text() or "")
     except _SampleError as exc:
         record.update(status="error", error=str(exc), error_kind=exc.kind)
     except Exception as exc:  # a crash in a tool wrapper or the loop: contained
@@ -290,6 +292,7 @@ async def run_sample(
     record.update(
         scores=scores,
         passed=passed,
+        reward_errors=reward_errors,
         wall_time_s=round(time.perf_counter() - started, 6),
         started_at=started_at,
         answer=sample.answer,
@@ -318,6 +321,7 @@ def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> s
             error_kind="crash",
             scores={},
             passed={},
+            reward_errors={},
         )
         return None
 

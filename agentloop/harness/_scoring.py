@@ -8,7 +8,7 @@ Shared by the runner (``agentloop.harness._runner``) and offline re-scoring (``a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
@@ -171,10 +171,18 @@ def _text(content: Any) -> str:
 
 @dataclass
 class ScoreOutcome:
-    """Reward results of one sample, JSON-ready."""
+    """Reward results of one sample, JSON-ready. A reward that raised is in ``errors``
+    only; the others' results stand."""
 
     scores: dict[str, Any]
     passed: dict[str, bool]
+    errors: dict[str, str] = field(default_factory=dict)
+    """Reward key -> what it raised (``Type: message``)."""
+
+    def error_text(self) -> str | None:
+        """The results line's ``error`` when a reward raised: ``key: Type: message``, one
+        per reward that raised, joined by ``; ``."""
+        return "; ".join(f"{k}: {e}" for k, e in self.errors.items()) or None
 
 
 class RewardPlan:
@@ -218,25 +226,36 @@ class RewardPlan:
         row: Mapping[str, Any] | None = None,
         environment: Mapping[str, Any] | None = None,
         expected: Any = None,
+        failed: Mapping[str, str] | None = None,
     ) -> ScoreOutcome:
-        """Every reward on one trajectory; raises whatever a reward raises.
+        """Every reward on one trajectory. A reward that raises (or returns what cannot
+        be a result) fails alone: its error is in ``errors``, the others are scored.
 
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
         results, ``agentloop.harness._environment``) reach rewards that ask for them;
-        ``expected``: the ground truth's calls compiled when the row was read.
+        ``expected``: the ground truth's calls compiled when the row was read; ``failed``:
+        reward key -> error, for rewards not to call (an input they ask for could not be
+        made).
         """
         from agentloop.evals import score_sample
 
-        if not self.specs:
-            return ScoreOutcome({}, {})
-        result = score_sample(
-            trajectory, sample_truth, self.specs, answer=answer, metadata=metadata, row=row,
-            environment=environment, expected=expected,
-        )  # fmt: skip
-        scores = {k: r.model_dump(mode="json") for k, r in result.results.items()}
+        errors = dict(failed or {})
+        scores: dict[str, Any] = {}
+        if specs := [spec for spec in self.specs if spec.key not in errors]:
+            result = score_sample(
+                trajectory, sample_truth, specs, answer=answer, metadata=metadata, row=row,
+                environment=environment, expected=expected, on_error="record",
+            )  # fmt: skip
+            errors.update(result.errors)
+            for key, reward in result.results.items():
+                try:
+                    scores[key] = reward.model_dump(mode="json")
+                except Exception as exc:  # details that cannot become JSON: its own error
+                    errors[key] = f"{type(exc).__name__}: {exc}"
         passed = {
             k: scores[k]["score"] >= threshold
             for k, threshold in self.thresholds.items()
             if k in scores
         }
-        return ScoreOutcome(scores, passed)
+        ordered = {s.key: errors[s.key] for s in self.specs if s.key in errors}  # config order
+        return ScoreOutcome(scores, passed, ordered)

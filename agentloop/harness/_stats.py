@@ -5,12 +5,15 @@ of each (id, epoch) (``agentloop._records.latest_results``: a retried pair count
 once, as retried), so a summary written after a resume equals the one an uninterrupted
 run would have written, and ``agentloop summary RUN_DIR`` recomputes it at any time.
 
-A reward's headline score counts every planned (sample, epoch): an errored or missing
-result scores 0 in it, as BFCL counts a failed entry, so a model whose failures show up
-as errors does not score higher. Beside it, the mean over scored results: each sample's
-scored epochs are averaged first, then the mean and its standard error (sample
-standard deviation / sqrt(n)) are taken over samples, so repeating epochs does not
-shrink the error bar artificially.
+Every configured reward has its statistics, even when nothing scored it. A reward's
+headline score counts every planned (sample, epoch): a result without its score (the
+result errored, the reward itself raised, or the result is missing) scores 0 in it, as
+BFCL counts a failed entry, so a model whose failures show up as errors does not score
+higher. A reward that raises fails alone: the result errors (kind ``reward``) and the
+sample's other rewards keep their scores. Beside the headline, the mean over scored
+results: each sample's scored epochs are averaged first, then the mean and its standard
+error (sample standard deviation / sqrt(n)) are taken over samples, so repeating epochs
+does not shrink the error bar artificially.
 
 pass@k and pass^k use the unbiased estimators over a sample's n scored epochs of
 which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
@@ -26,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -55,7 +58,8 @@ class RewardStats(BaseModel):
     """Mean over samples of each sample's mean score over its scored epochs (errored
     results left out; see ``errored``)."""
     errored: int = 0
-    """Results that count 0 in ``headline`` because they errored or are missing."""
+    """Results that count 0 in ``headline`` because they have no score of this reward:
+    the result errored before scoring, this reward raised, or the result is missing."""
     stderr: float
     """Standard error of that mean (0 with fewer than two samples)."""
     count: int
@@ -201,7 +205,7 @@ class RunSummary(BaseModel):
     complete: bool = True
     """False when fewer results than planned are present (a killed or running run)."""
     failed: bool = False
-    """True when the run failed its fail_on_error rule."""
+    """True when the run failed: every result errored, or its fail_on_error rule."""
     failure: str | None = None
     """Why the run failed."""
     notes: list[str] = Field(default_factory=list)
@@ -209,6 +213,15 @@ class RunSummary(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """Signs that the run measured something else than meant, with their likely causes:
     e.g. tools were offered and no sample made a tool call."""
+
+
+def _everything_errored(summary: RunSummary) -> str | None:
+    """Why a run with results, every one errored, fails whatever its ``fail_on_error``
+    (None when it does not): it measured nothing it was meant to."""
+    if not summary.results or summary.errored < summary.results:
+        return None
+    kinds = ", ".join(f"{k}: {n}" for k, n in summary.errors_by_kind.items())
+    return f"every result errored ({summary.errored} of {summary.results}; {kinds})"
 
 
 def failure_reason(rule: bool | int | float, errored: int, total: int) -> str | None:
@@ -284,10 +297,13 @@ class _Accumulator:
                 example = s.error_examples[kind] = ErrorExamples(first_error=message)
             if len(example.sample_ids) < _EXAMPLE_IDS and sample not in example.sample_ids:
                 example.sample_ids.append(sample)
-            return
-        s.ok += 1
-        if _offered_tools(line.get("request")) and not _expects_no_call(line.get("ground_truth")):
-            self.offered += 1
+        else:
+            s.ok += 1
+            if _offered_tools(line.get("request")) and not _expects_no_call(
+                line.get("ground_truth")
+            ):
+                self.offered += 1
+        # an errored result has the scores of the rewards that did not raise (none else)
         for key, result in (line.get("scores") or {}).items():
             self.scores[key][sample].append(float(result["score"]))
         for key, ok in (line.get("passed") or {}).items():
@@ -324,12 +340,13 @@ class _Accumulator:
                     )
         return stats
 
-    def finish(self, epochs: int, planned: int | None) -> RunSummary:
+    def finish(self, epochs: int, planned: int | None, rewards: Sequence[str]) -> RunSummary:
         s = self.summary
         s.samples = len(self.ids)
         # Every planned result counts in the headline; a killed run's missing ones too.
         counted = max(planned or 0, s.results)
-        s.rewards = {key: self.reward(key, epochs, counted) for key in self.scores}
+        keys = dict.fromkeys([*rewards, *self.scores])  # configured first, scored ones too
+        s.rewards = {key: self.reward(key, epochs, counted) for key in keys}
         s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
         s.tool_exceptions = dict(self.counters["exceptions"].most_common())
         tokens = self.counters["tokens"]
@@ -465,7 +482,6 @@ class _Tally:
         self.results += 1
         if line.get("status") != "ok":
             self.errored += 1
-            return
         for reward, result in (line.get("scores") or {}).items():
             self.sums[reward] += float(result["score"])
 
@@ -511,15 +527,17 @@ def summarize(
     fail_on_error: bool | int | float = False,
     planned: int | None = None,
     superseded: Iterable[Mapping[str, Any]] = (),
+    rewards: Sequence[str] = (),
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
     epoch); ``planned`` is the number of results a finished run has; ``superseded`` are
     the older lines that retries replaced: counted, and their tokens count in
-    ``tokens`` (spent, even if superseded)."""
+    ``tokens`` (spent, even if superseded); ``rewards``: the configured reward keys, each
+    in ``rewards`` even when no result has its score (keys found in the lines follow)."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
-    summary = acc.finish(epochs, planned)
+    summary = acc.finish(epochs, planned, rewards)
     # Tokens are what was spent: attempts that retries superseded count too.
     extra: Counter[str] = Counter()
     replaced = 0
@@ -537,7 +555,8 @@ def summarize(
     if summary.errored:
         summary.notes.append(
             f"{summary.errored} errored result(s) score 0 in each reward's score (the "
-            "headline); the mean over scored results leaves them out"
+            "headline) where they have none (a reward that raised has none; the others keep "
+            "theirs); the mean over scored results leaves them out"
         )
     if summary.single_turn:
         summary.notes.append(
@@ -550,6 +569,8 @@ def summarize(
         )
     if summary.invalid_lines:
         summary.notes.append(f"{len(summary.invalid_lines)} invalid dataset line(s) were skipped")
-    summary.failure = failure_reason(fail_on_error, summary.errored, summary.results)
+    summary.failure = _everything_errored(summary) or failure_reason(
+        fail_on_error, summary.errored, summary.results
+    )
     summary.failed = summary.failure is not None
     return summary

@@ -384,15 +384,15 @@ def test_a_reward_failing_everywhere_is_shown_by_kind(
     register_reward("cli_test_broken", broken)
     config = add_setup(tmp_path, n=5, rewards=["cli_test_broken"], pass_threshold={})
     code, out, _ = run_cli(capsys, "run", str(config))
-    assert code == 0
+    assert code == 1  # every result errored (tests/cli/test_reward_failures.py)
     errors = out[out.index("Errors") :]
     assert "reward" in errors and "│       5 │" in errors
     assert "s0000, s0001, s0002" in errors and "s0003" not in errors
-    assert "KeyError: 'expected_calls'" in errors
+    assert "cli_test_broken: KeyError: 'expected_calls'" in errors
     summary = json.loads((only_run_dir(tmp_path / "runs") / "summary.json").read_text())
     assert summary["error_examples"] == {
         "reward": {
-            "first_error": "KeyError: 'expected_calls'",
+            "first_error": "cli_test_broken: KeyError: 'expected_calls'",
             "sample_ids": ["s0000", "s0001", "s0002"],
         }
     }

@@ -15,6 +15,7 @@ from agentloop.evals import (
     parse_reward_specs,
     register_reward,
     registered_rewards,
+    reward_keys,
     score_sample,
 )
 from agentloop.evals._registry import _REGISTRY
@@ -183,6 +184,32 @@ def test_a_reward_returns_a_result_or_a_number(clean_registry: None) -> None:
         score_sample([], None, ["text"])
     with pytest.raises(ValueError, match=r"reward 'big' returned 2, outside \[0, 1\]"):
         score_sample([], None, ["big"])
+
+
+def test_on_error_record_keeps_the_other_rewards(clean_registry: None) -> None:
+    def broken(final_answer: Any) -> float:
+        raise KeyError("x")
+
+    register_reward("broken", broken)
+    register_reward("big", lambda trajectory: 2)
+    specs = ["broken", "qa_f1_reward", "big", "broken"]
+    score = score_sample(trajectory("Paris"), None, specs, answer="Paris", on_error="record")
+    assert list(score.results) == ["qa_f1_reward"] and score.results["qa_f1_reward"].score == 1.0
+    assert score.errors == {
+        "broken": "KeyError: 'x'",
+        "big": "ValueError: reward 'big' returned 2, outside [0, 1]",
+        "broken#2": "KeyError: 'x'",
+    }
+    with pytest.raises(KeyError):  # the default: the exception propagates
+        score_sample(trajectory("Paris"), None, specs, answer="Paris")
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'record', not 'skip'"):
+        score_sample([], None, ["qa_f1_reward"], on_error="skip")  # type: ignore[arg-type]
+
+
+def test_reward_keys_read_specs_without_resolving_them() -> None:
+    specs = ["./mine.py:judge", {"./mine.py:judge": {"t": 1}}, {"no_such": {}}, 3, "no_such"]
+    assert reward_keys(specs) == ["./mine.py:judge", "./mine.py:judge#2", "no_such", "no_such#2"]
+    assert reward_keys("qa_f1_reward") == []  # not a list of specs
 
 
 def test_rewards_ask_for_their_inputs_by_name(clean_registry: None) -> None:

@@ -164,7 +164,7 @@ def test_a_bad_environment_stops_the_run_before_it_starts(
 def test_ground_truth_with_matchers_cannot_be_executed(tmp_path: Path) -> None:
     truth = {"tool_calls": [{"name": "put", "arguments": {"item": {"$any": ["pen", "ink"]}}}]}
     config = setup(tmp_path, [box_row(0, ground_truth=truth)], PUT_PEN)
-    assert main(["run", str(config)]) == 0
+    assert main(["run", str(config)]) == 1  # every result errored
     (line,) = read_results(only_run_dir(tmp_path / "runs"))
     assert line["error_kind"] == "reward"
     assert "ground_truth[0].tool_calls[0]: matchers cannot be executed" in line["error"]

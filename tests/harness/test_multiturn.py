@@ -101,7 +101,7 @@ def test_a_turn_tool_nothing_provides_errors_the_sample(tmp_path: Path) -> None:
     row = bank_row(0)
     row["turns"][0]["tools"] = ["mint"]
     config = setup(tmp_path, [row])
-    assert main(["run", str(config)]) == 0
+    assert main(["run", str(config)]) == 1  # its only result errored
     (line,) = read_results(only_run_dir(tmp_path / "runs"))
     assert line["status"] == "error"
     assert line["error"] == (

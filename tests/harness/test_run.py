@@ -387,8 +387,9 @@ def test_failures_are_contained_and_counted(
     )
     assert (lines["s0004"]["error_kind"], lines["s0004"]["error"]) == (
         "reward",
-        "ZeroDivisionError: reward bug",
+        "harness_test_boom: ZeroDivisionError: reward bug",
     )
+    assert lines["s0004"]["reward_errors"] == {"harness_test_boom": "ZeroDivisionError: reward bug"}
     assert [lines[s]["status"] for s in ("s0000", "s0005")] == ["ok", "ok"]
     s = outcome.summary
     assert (s.errored, s.ok, s.errors_by_kind) == (4, 2, {"crash": 1, "model": 2, "reward": 1})
