@@ -131,15 +131,23 @@ def test_every_yaml_block_is_a_valid_config_or_part_of_one(
     EvalConfig.model_validate(whole)
 
 
-@pytest.mark.parametrize("marker", ["configs/data/quickstart.jsonl", "configs/data/bank.jsonl"])
+@pytest.mark.parametrize("name", ["quickstart", "bank"])
 def test_whole_configs_in_the_docs_load_as_the_cli_loads_them(
-    marker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (block,) = [b for b in YAML_BLOCKS if f"dataset: {marker}" in b.text]
-    config = tmp_path / "config.yaml"
-    config.write_text(block.text, encoding="utf-8")
-    monkeypatch.chdir(ROOT)
-    assert load_config(config).dataset == marker
+    # The shipped config as the docs show it, in a folder like configs/: its paths are
+    # relative to that folder, whatever the working directory.
+    (block,) = [b for b in YAML_BLOCKS if f"dataset: data/{name}.jsonl" in b.text]
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    for part in ("data", "scripts"):
+        (folder / part).symlink_to(ROOT / "configs" / part)
+    (folder / "config.yaml").write_text(block.text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "..")
+    config = load_config(folder / "config.yaml")
+    assert Path(config.dataset).resolve() == ROOT / "configs" / "data" / f"{name}.jsonl"
+    if name == "bank":
+        assert config.model == f"scripted:{folder / 'scripts' / 'bank.json'}"
 
 
 def _command_lines() -> list[tuple[str, str]]:

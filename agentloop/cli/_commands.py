@@ -30,7 +30,7 @@ from agentloop._secrets import Scrubber, holds_mask
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
 from agentloop.harness import EvalConfig, RunSummary, load_config
-from agentloop.harness._config_loading import override, validate_config
+from agentloop.harness._config_loading import override, override_origins, validate_config
 from agentloop.harness._run_files import HEADER_FILE
 from agentloop.harness._rundir import read_header, write_summary
 
@@ -88,8 +88,11 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
             f"values (secrets) in {', '.join(masked)}; give the config file too: "
             f"agentloop run CONFIG --resume {args.resume}"
         )
-    raw = override(stored, args.sets, _flag_overrides(args))
-    return validate_config(raw, f"{args.resume}/{HEADER_FILE}"), header.get("config_path")
+    flags = _flag_overrides(args)
+    raw = override(stored, args.sets, flags)
+    origins = override_origins(args.sets, flags)  # an error is blamed on the flag that set it
+    config = validate_config(raw, f"{args.resume}/{HEADER_FILE}", origins)
+    return config, header.get("config_path")
 
 
 def _cmd_run(args: argparse.Namespace, out: Console) -> int:
@@ -109,6 +112,9 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
         started.append(run_dir)
         _say(out, f"run: {run_dir}")
 
+    def warn(text: str) -> None:  # the checks' warnings, before the first sample
+        print(_one_line(f"agentloop: warning: {text}"), file=sys.stderr)
+
     try:
         outcome = anyio.run(
             lambda: run_eval(
@@ -119,6 +125,7 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
                 announce=announce,
                 allow_changed=args.allow_changed,
                 retry_errors=args.retry_errors,
+                warn=warn,
             )
         )
     except KeyboardInterrupt:

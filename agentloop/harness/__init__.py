@@ -7,7 +7,8 @@ protocols. The CLI, tests and benchmarks import the rest from the private module
 - the config (``_config``; read, overridden and checked in ``_config_loading``; YAML
   without duplicate keys, ``_yaml``);
 - dataset files (``_dataset``), their rows (``_rows``), which rows run and in which order
-  (``_selection``), and the prompt a sample sends (``_prompt``);
+  (``_selection``), the prompt a sample sends (``_prompt``), and the tools a row binds
+  against its ground truth, checked before the run (``_bound_tools``);
 - the runner (``_runner``), where (sample, epoch) pairs run (``_executor``, ``_executor_ray``),
   one sample's run (``_sample``) and progress reporting (``_reporting``);
 - scoring (``_scoring``; rewards by import path, ``_rewards``), the configured tools

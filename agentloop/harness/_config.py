@@ -1,8 +1,10 @@
 """Evaluation configs: one YAML file validated by one pydantic model.
 
-Relative paths in a config (``dataset``, ``output_dir``, ``./file.py:name`` tool paths,
-``scripted:<file>`` model specs) are resolved against the current working directory,
-like every path on the command line; run agentloop from the project root.
+The files a config file reads (``dataset``, ``@file`` prompts, ``scripted:<file>`` and
+``replay:<dir>`` model specs) are named relative to the file's folder; ``load_config`` joins
+them to it, so the model holds paths from the working directory, like every path on the
+command line. Where a run writes (``output_dir``, ``cache``) and import paths (``tools``,
+``environment``, ``rewards``) are relative to the working directory.
 
 Reading a file, ``--set`` overrides and the checks beyond one field's type live in
 ``_config_loading``.
@@ -18,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
@@ -69,8 +72,9 @@ class UserConfig(BaseModel):
     model_options: dict[str, Any] = Field(default_factory=dict)
     """The user model's connection options."""
     instructions: str = DEFAULT_USER_INSTRUCTIONS
-    """The user's system message, or ``@path`` of a file; ``{scenario}`` in it becomes the
-    row's ``user_scenario`` (a string as is, anything else as indented JSON)."""
+    """The user's system message, or ``@path`` of a file (relative to the config file's
+    folder); ``{scenario}`` in it becomes the row's ``user_scenario`` (a string as is,
+    anything else as indented JSON)."""
     stop_signals: list[str] = Field(default_factory=lambda: list(USER_STOP_SIGNALS))
     """A user message holding one of these ends the conversation (``user_stop``)."""
     agent_stop_signals: list[str] = Field(default_factory=lambda: list(AGENT_STOP_SIGNALS))
@@ -105,8 +109,8 @@ class EvalConfig(BaseModel):
     description: str = ""
     """Free text, copied to the run header."""
     model: str | None = None
-    """Model spec, e.g. ``openai:gpt-4o-mini`` or ``scripted:configs/scripts/x.json``.
-    Required in generate mode."""
+    """Model spec, e.g. ``openai:gpt-4o-mini`` or ``scripted:scripts/x.json`` (a file
+    relative to the config file's folder). Required in generate mode."""
     model_params: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters sent with each request (temperature, max_tokens, seed, ...)."""
     reasoning: Reasoning | None = None
@@ -131,8 +135,9 @@ class EvalConfig(BaseModel):
     """A simulated user that converses with the agent (see ``UserConfig``); rows give its
     scenario in ``user_scenario``."""
     dataset: str
-    """Path of the JSONL dataset (relative to the working directory), or
-    ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package."""
+    """Path of the JSONL dataset (relative to the config file's folder), or
+    ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package (``tau2:<domain>``:
+    a τ²-bench domain)."""
     mode: Literal["generate", "score"] = "generate"
     """generate: strip recorded replies and run the model; score: score rows as recorded."""
     skip_invalid: bool = False
@@ -188,7 +193,7 @@ class EvalConfig(BaseModel):
     """Seed of ``shuffle`` (default 0); the model's sampling seed is ``model_params.seed``."""
     system_prompt: str | None = None
     """A system message for rows without a system or developer message: the text, or
-    ``@path`` of a file (relative to the working directory)."""
+    ``@path`` of a file (relative to the config file's folder)."""
     output_dir: str = "runs"
     """Where run directories are created."""
     fail_on_error: bool | int | float = False
@@ -223,6 +228,10 @@ class EvalConfig(BaseModel):
     """With ``executor: ray``: names of environment variables passed from this process to
     the workers (API keys, ...); values never enter the run files. Workers also see
     their nodes' own environment."""
+    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Dotted field -> the command-line override that set it (``--set KEY=VALUE``,
+    ``--model``), so that checks after validation blame it, not the file
+    (``agentloop.harness._config_loading``)."""
 
     @field_validator("fail_on_error")
     @classmethod

@@ -3,14 +3,26 @@
 Every field can be overridden: ``load_config(path, sets=["model_params.temperature=0"])``
 applies dotted ``key=value`` overrides (values parsed as YAML) before validation, so
 an override is validated exactly like the file. Errors are one line per problem,
-naming the file and the field.
+naming where the value came from (the file, the ``--set KEY=VALUE`` or the flag that set
+it) and the field.
+
+The files a config reads are named relative to the config file's folder (``relative_to``),
+as Inspect AI resolves a task file's own paths: the dataset, ``@file`` prompts and user
+instructions, and the files of ``scripted:`` and ``replay:`` model specs. So a config runs
+from any working directory. Values from the command line (``--set``, ``--model``) are
+relative to the working directory, like every path on a command line, and so are the places
+a run writes (``output_dir``, ``cache``) and import paths (``tools``, ``environment``,
+``rewards``: Python finds modules from the working directory). A path that the config's
+folder does not have but the working directory does (a config written before paths were
+the config's own) is kept as written.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +31,7 @@ from pydantic import (
     ValidationError,
 )
 
+from agentloop._secrets import MASK, is_secret_name
 from agentloop.errors import ConfigError, ModelSpecError
 from agentloop.harness._config import EvalConfig, UserConfig
 from agentloop.harness._prompt import load_system_prompt
@@ -26,10 +39,13 @@ from agentloop.harness._yaml import load_unique_yaml
 
 __all__ = [
     "apply_overrides",
+    "blame",
     "check_tool_choice",
     "load_config",
     "override",
+    "override_origins",
     "read_raw_config",
+    "relative_to",
     "validate_config",
 ]
 
@@ -77,6 +93,61 @@ def _field_name(loc: tuple[Any, ...]) -> str:
     return text or "config"
 
 
+_FIELD = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
+_FLAGS = {
+    "sample_ids": "--sample-id",
+    "preflight": "--no-preflight",
+    "model_options.replay_tools": "--replay-tools",
+}
+"""Flags whose name is not the field's (``--output-dir`` sets ``output_dir``)."""
+
+
+def _shown(key: str, text: str) -> str:
+    """A ``--set`` value as errors show it: masked when it may hold a secret."""
+    names = [*key.split("."), *re.findall(r"([\w-]+)\s*:", text)]
+    return MASK if any(is_secret_name(n) for n in names) else text
+
+
+def override_origins(
+    sets: Sequence[str] = (), overrides: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """Dotted key -> where its value came from, as errors name it: ``--set KEY=VALUE`` (a
+    value that may hold a secret masked) or the flag of a typed override (``--model``),
+    applied in the order ``override`` applies them (a later one replaces what it covers)."""
+    origins: dict[str, str] = {}
+
+    def note(key: str, label: str) -> None:
+        for covered in [k for k in origins if k.startswith(f"{key}.")]:
+            del origins[covered]
+        origins[key] = label
+
+    for item in sets:
+        key, _, text = item.partition("=")
+        note(key.strip(), f"--set {key.strip()}={_shown(key, text)}")
+    for key in overrides or {}:
+        note(key, _FLAGS.get(key, "--" + key.replace("_", "-")))
+    return origins
+
+
+def _blame(problem: str, source: str, origins: Mapping[str, str]) -> str:
+    """``problem`` (``field: message``) led by where the field's value came from: the
+    override that set the field or a mapping holding it, else ``source`` (the file)."""
+    field, sep, message = problem.partition(": ")
+    if not sep or not _FIELD.fullmatch(field):
+        return f"{source}: {problem}"
+    keys = [k for k in origins if field == k or field.startswith((f"{k}.", f"{k}["))]
+    if not keys:
+        return f"{source}: {problem}"
+    key = max(keys, key=len)
+    return f"{origins[key]}: {message if key == field else problem}"
+
+
+def blame(config: EvalConfig, problem: str, source: str) -> str:
+    """A problem found after validation (``field: message``), led by where the field's value
+    came from: the override that set it (``validate_config`` notes them), else ``source``."""
+    return _blame(problem, source, config._origins)
+
+
 def _describe(err: Any) -> str:
     name = _field_name(tuple(err["loc"]))
     message = err["msg"].removeprefix("Value error, ")
@@ -108,14 +179,19 @@ def _check_rewards(config: EvalConfig) -> str | None:
     return None
 
 
-def validate_config(raw: Any, source: str = "config") -> EvalConfig:
-    """Validate a parsed config mapping; ``ConfigError`` lists each problem by field."""
+def validate_config(
+    raw: Any, source: str = "config", origins: Mapping[str, str] | None = None
+) -> EvalConfig:
+    """Validate a parsed config mapping; ``ConfigError`` lists each problem by field, led by
+    ``source`` (the file), or by the override that set the field (``origins``, from
+    ``override_origins``)."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: a config must be a mapping of field: value")
+    origins = origins or {}
     try:
         config = EvalConfig.model_validate(raw)
     except ValidationError as exc:
-        lines = [f"{source}: {_describe(e)}" for e in exc.errors(include_url=False)]
+        lines = [_blame(_describe(e), source, origins) for e in exc.errors(include_url=False)]
         raise ConfigError("\n".join(lines)) from None
     problems = []
     if config.model:
@@ -144,7 +220,8 @@ def validate_config(raw: Any, source: str = "config") -> EvalConfig:
     except ConfigError as exc:
         problems.append(str(exc))
     if problems:
-        raise ConfigError("\n".join(f"{source}: {p}" for p in problems))
+        raise ConfigError("\n".join(_blame(p, source, origins) for p in problems))
+    config._origins = dict(origins)
     return config
 
 
@@ -166,9 +243,9 @@ def check_tool_choice(config: EvalConfig, bound: Iterable[str], source: str = "c
         return
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
+    problem = f"tool_choice: no row binds a tool named {name!r} "
     raise ConfigError(
-        f"{source}: tool_choice: no row binds a tool named {name!r} "
-        f"(tools: {', '.join(known) or 'none'}{hint})"
+        blame(config, f"{problem}(tools: {', '.join(known) or 'none'}{hint})", source)
     )
 
 
@@ -195,10 +272,61 @@ def load_config(
 ) -> EvalConfig:
     """Read, override and validate a config file.
 
-    ``sets`` are ``key=value`` strings (YAML values); ``overrides`` maps dotted keys
-    to values already typed (command-line flags); both are validated with the file.
+    The file's own relative paths are taken from its folder (``relative_to``). ``sets`` are
+    ``key=value`` strings (YAML values); ``overrides`` maps dotted keys to values already
+    typed (command-line flags); both are validated with the file, and an error in one is
+    blamed on it (``--set KEY=VALUE``, ``--model``), not on the file.
     """
-    return validate_config(override(read_raw_config(path), sets, overrides), str(path))
+    raw = relative_to(read_raw_config(path), Path(path).parent)
+    origins = override_origins(sets, overrides)
+    return validate_config(override(raw, sets, overrides), str(path), origins)
+
+
+def _from_folder(folder: Path, value: str) -> str:
+    """A path written in a config file of ``folder``, as a path from the working directory:
+    joined to the folder, unless absolute (or ``~``), or unless the folder has no such file
+    and the working directory has (a config written before paths were the config's own)."""
+    if not value or value.startswith("~") or Path(value).is_absolute() or folder == Path():
+        return value
+    joined = folder / value
+    if not joined.exists() and Path(value).exists():
+        return value
+    return str(joined)
+
+
+def _from_folder_spec(folder: Path, spec: Any, prefixes: tuple[str, ...]) -> Any:
+    """``prefix<path>`` (``@file``, ``scripted:file``) with its path from ``folder``."""
+    if isinstance(spec, str):
+        for prefix in prefixes:
+            if spec.startswith(prefix) and len(spec) > len(prefix):
+                return prefix + _from_folder(folder, spec[len(prefix) :])
+    return spec
+
+
+_MODEL_FILES = ("scripted:", "replay:")
+
+
+def relative_to(raw: dict[str, Any], folder: str | Path) -> dict[str, Any]:
+    """A copy of a config file's mapping with the paths of the files it reads joined to
+    the file's ``folder`` (see the module doc): ``dataset`` (not ``bfcl:``/``tau2:``),
+    ``system_prompt`` and ``user.instructions`` given as ``@file``, and the files of
+    ``scripted:`` and ``replay:`` specs in ``model`` and ``user.model``. Values of the
+    wrong type are left for validation to report."""
+    from agentloop.benchmarks import bfcl_category, tau2_domain
+
+    base, result = Path(folder), dict(raw)
+    dataset = result.get("dataset")
+    if isinstance(dataset, str) and bfcl_category(dataset) is None and tau2_domain(dataset) is None:
+        result["dataset"] = _from_folder(base, dataset)
+    for key, prefixes in (("system_prompt", ("@",)), ("model", _MODEL_FILES)):
+        if key in result:
+            result[key] = _from_folder_spec(base, result[key], prefixes)
+    if isinstance(result.get("user"), dict):
+        user = result["user"] = dict(result["user"])
+        for key, prefixes in (("instructions", ("@",)), ("model", _MODEL_FILES)):
+            if key in user:
+                user[key] = _from_folder_spec(base, user[key], prefixes)
+    return result
 
 
 def override(

@@ -53,6 +53,7 @@ from agentloop.benchmarks import (
     tau2_lines,
 )
 from agentloop.errors import DatasetError
+from agentloop.harness._bound_tools import RowTools
 from agentloop.harness._rows import Mode, Sample, parse_line
 
 __all__ = ["DatasetScan", "LineProblem", "iter_samples", "scan_dataset"]
@@ -82,6 +83,8 @@ class DatasetScan:
     problems: list[LineProblem]
     tool_names: set[str] = field(default_factory=set)
     """Names of the tool schemas the valid rows declare (to check ``tool_choice``)."""
+    row_tools: RowTools = field(default_factory=RowTools)
+    """What the valid rows bind and expect (``agentloop.harness._bound_tools``)."""
 
     def raise_if_invalid(self) -> None:
         """Raise ``DatasetError`` when there is nothing to run or a line is bad (each bad
@@ -177,13 +180,15 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
     digest = hashlib.sha256()
     valid, problems = 0, []
     names: set[str] = set()
+    row_tools = RowTools()
     for item in _walk(file, mode, digest):
         if isinstance(item, LineProblem):
             problems.append(item)
         else:
             valid += 1
             names.update(item.tool_names)
-    return DatasetScan(str(file), digest.hexdigest(), valid, problems, names)
+            row_tools.add(item)
+    return DatasetScan(str(file), digest.hexdigest(), valid, problems, names, row_tools)
 
 
 def iter_samples(path: str | Path, mode: Mode = "generate") -> Iterator[Sample]:

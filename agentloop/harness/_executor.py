@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -112,14 +112,19 @@ async def open_model_source(config: EvalConfig) -> AsyncIterator[ModelSource]:
 async def open_user_source(config: EvalConfig) -> AsyncIterator[ModelSource | None]:
     """The simulated user's model source (``user.model``), open for the block; None without
     ``user:``. The cache applies to it when it is live (a scripted or replayed user makes
-    no requests)."""
+    no requests). An error opening it (its spec, options, params) says it is the user's."""
     if config.user is None or config.mode == "score":
         yield None
         return
     from agentloop.models import open_model
 
     user = config.user
-    async with open_model(user.model, user.model_params, user.model_options) as source:
+    async with AsyncExitStack() as stack:
+        try:
+            opened = open_model(user.model, user.model_params, user.model_options)
+            source = await stack.enter_async_context(opened)
+        except ModelSpecError as exc:
+            raise ModelSpecError(f"user: {exc}") from None
         if config.cache is False or source.endpoint is None:
             yield source
             return

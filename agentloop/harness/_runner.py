@@ -11,6 +11,7 @@ failing sample is recorded as an errored result and never stops the others.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from agentloop.harness._selection import iter_selected
 from agentloop.harness._stats import RunSummary
 
 __all__ = ["RunOutcome", "run_eval", "run_eval_sync"]
+
+_log = logging.getLogger("agentloop")
 
 
 @dataclass
@@ -69,10 +72,13 @@ async def run_eval(
     announce: Callable[[Path], None] | None = None,
     allow_changed: bool = False,
     retry_errors: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) an evaluation and write its run directory; see the module doc.
 
-    ``announce`` is called with the run directory before the first sample runs.
+    ``announce`` is called with the run directory before the first sample runs; ``warn``
+    with each warning of the checks before it (one line each: ground truth that can never
+    match, ...), once; without it they are logged (logger ``agentloop``).
     ``allow_changed`` resumes even though tool code or the model's script or recording
     changed since the run started (recorded in run.json). ``retry_errors`` (with
     ``resume``) runs again the pairs whose latest result errored; their new lines
@@ -81,6 +87,8 @@ async def run_eval(
     if retry_errors and resume is None:
         raise AgentloopError("retry_errors needs a run directory to resume")
     p = prepare(config, config_path, environ)
+    for warning in p.warnings:
+        (warn or _log.warning)(warning)
     samples = p.selection.count
     resume_dir = Path(resume) if resume is not None else None
     # The executor opens first: a bad model spec, endpoint or worker leaves no run directory.

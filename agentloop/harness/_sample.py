@@ -17,6 +17,7 @@ from langchain_core.tools import BaseTool
 
 from agentloop.engine import ContentCallParser, Trajectory, run_agent
 from agentloop.errors import ConfigError
+from agentloop.harness._bound_tools import check_row_tools
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._config_loading import check_tool_choice
 from agentloop.harness._cost import Pricing, resolve_pricing, sample_cost
@@ -64,6 +65,9 @@ class Prepared:
     pricing: dict[str, Pricing] = field(default_factory=dict)
     """How each side's requests are priced (``agent``, ``user``); found at the first sample
     (it needs the open model source's endpoint)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the checks found that does not stop the run (one line each): ground truth that
+    can never match (``agentloop.harness._bound_tools``)."""
 
     def pricing_for(self, source: ModelSource, side: str = "agent") -> Pricing:
         """The pricing (``agentloop.harness._cost``) of the agent's model or, ``side="user"``,
@@ -109,7 +113,9 @@ def prepare(
         first = next(iter(iter_samples(config.dataset, config.mode)), None)
         environment = EnvironmentFactory(config.environment, first)
     names = [*tools.names, *scan.tool_names, *(environment.names if environment else [])]
-    check_tool_choice(config, names, config_path or "config")
+    source = config_path or "config"
+    check_tool_choice(config, names, source)
+    warnings = check_row_tools(config, scan.row_tools, rewards, tools.names, source)
     return Prepared(
         config=config,
         config_path=config_path,
@@ -126,6 +132,7 @@ def prepare(
             if config.user is not None
             else None
         ),
+        warnings=warnings,
     )
 
 

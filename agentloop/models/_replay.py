@@ -60,6 +60,7 @@ from agentloop.models._recording import (
 )
 
 __all__ = [
+    "SERVER_OPTIONS",
     "Recording",
     "ReplayChatModel",
     "ReplaySource",
@@ -68,7 +69,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("agentloop.replay")
-_OTHER_PROVIDER_OPTIONS = OPENAI_OPTIONS | LOCAL_OPTIONS | {"latency"}
+SERVER_OPTIONS = OPENAI_OPTIONS | LOCAL_OPTIONS
+"""Options of the models that talk to a server (``openai:``, ``local:``, the other providers'
+being a subset): a config written for one keeps them when ``--model`` (or ``--set
+user.model=``) swaps in an offline model, ``replay:`` or ``scripted:``, which ignores them."""
 
 
 @dataclass
@@ -200,7 +204,7 @@ class ReplaySource(ModelSource):
     def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
         # The config was written for the recorded model: its provider's options are
         # ignored here (``--model replay:...`` keeps the rest of the config as it is).
-        unknown = sorted(set(options) - {"replay_tools"} - _OTHER_PROVIDER_OPTIONS)
+        unknown = sorted(set(options) - {"replay_tools", "latency"} - SERVER_OPTIONS)
         if unknown:
             raise ModelSpecError(
                 f"unknown replay model option(s): {', '.join(unknown)}; known: replay_tools"

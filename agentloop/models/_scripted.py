@@ -3,9 +3,12 @@
 The file is JSON (or YAML): either a list of replies used for every sample, or an
 object mapping sample ids to reply lists (``"*"`` is the fallback for other ids).
 A reply is a string (final answer) or an OpenAI-format assistant message dict.
-The option ``latency`` (seconds) is awaited before each reply. Sampling params do not
-change the replies, but their names are checked like every provider's, so a typo in a
-config fails here as it would under ``openai:``.
+The option ``latency`` (seconds) is awaited before each reply. The connection options of
+the models that talk to a server (``api_key_env``, ``base_url``, ...) are ignored, as replay
+ignores them: ``--model scripted:...`` keeps the rest of a config written for a live model
+(a simulated user's too). Sampling params do not change the replies, but their names are
+checked like every provider's, so a typo in a config fails here as it would under
+``openai:``.
 """
 
 from __future__ import annotations
@@ -27,9 +30,15 @@ class ScriptedSource(ModelSource):
     """A fresh ``ScriptedChatModel`` per sample and epoch, from a script file."""
 
     def __init__(self, path: str, params: dict[str, Any], options: dict[str, Any]) -> None:
-        unknown = set(options) - {"latency"}
+        unknown = set(options) - {"latency", "replay_tools"}
+        if unknown:  # a config written for a live model (imported only then: it is slow)
+            from agentloop.models._replay import SERVER_OPTIONS
+
+            unknown -= SERVER_OPTIONS
         if unknown:
-            raise ModelSpecError(f"scripted models take no option(s): {', '.join(sorted(unknown))}")
+            raise ModelSpecError(
+                f"unknown scripted model option(s): {', '.join(sorted(unknown))}; known: latency"
+            )
         check_param_names(params)
         file = Path(path)
         if not file.is_file():

@@ -26,8 +26,8 @@ def test_one_config_per_built_domain() -> None:
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
-def test_the_config_validates(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)  # the user instructions are named from the repository's root
+def test_the_config_validates(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # anywhere: the instructions are named from the config's folder
     config = load_config(path)
     assert config.dataset == f"tau2:{path.stem}"
     assert config.user is not None and config.user.model.startswith("openai:")
@@ -45,7 +45,8 @@ def _run(
     epochs: int = 1,
 ) -> list[dict[str, Any]]:
     tmp_path.mkdir(exist_ok=True)
-    raw = yaml.safe_load((ROOT / "configs" / "tau2" / f"{domain}.yaml").read_text())
+    shipped = ROOT / "configs" / "tau2" / f"{domain}.yaml"
+    raw = yaml.safe_load(shipped.read_text())
     raw.update(
         model=f"scripted:{write_json(tmp_path / 'agent.json', agent)}",
         output_dir=str(tmp_path / "runs"),
@@ -58,7 +59,7 @@ def _run(
     raw["user"].update(
         model=f"scripted:{write_json(tmp_path / 'user.json', user)}",
         model_options={},
-        instructions=f"@{ROOT / raw['user']['instructions'].removeprefix('@')}",
+        instructions=f"@{shipped.parent / raw['user']['instructions'].removeprefix('@')}",
     )
     path = tmp_path / f"{domain}.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True))

@@ -138,10 +138,8 @@ def test_a_module_by_dotted_path_that_fails_at_import_is_one_line(
 def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = add_setup(tmp_path, n=2)
     code, _, err = run_cli(capsys, "run", str(config), "--set", "max_rounds=-1")
-    assert (
-        code == 2
-        and err
-        == f"agentloop: error: {config}: max_rounds: Input should be greater than or equal to 0\n"
+    assert code == 2 and err == (  # the --set is blamed, not the file
+        "agentloop: error: --set max_rounds=-1: Input should be greater than or equal to 0\n"
     )
     code, _, err = run_cli(capsys, "run", str(config), "--set", "tools=[./missing.py:add]")
     assert code == 2 and err == "agentloop: error: tool file not found: ./missing.py\n"

@@ -175,7 +175,7 @@ def test_tool_choice_must_name_a_bound_tool(
     code, out, err = run_cli(capsys, "run", str(config), "--set", f"tool_choice={choice}")
     assert code == 2 and out == ""
     assert err == (
-        f"agentloop: error: {config}: tool_choice: no row binds a tool named 'get_wether' "
+        f"agentloop: error: --set tool_choice={choice}: no row binds a tool named 'get_wether' "
         "(tools: add)\n"
     )
     assert not (tmp_path / "runs").exists()

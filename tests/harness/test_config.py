@@ -118,8 +118,105 @@ def test_overrides_are_validated_like_the_file(tmp_path: Path) -> None:
     )
     assert config.model_options == {"latency": 0.5}
     assert config.fail_on_error == 0.25
-    lines = errors_of(tmp_path, sets=("max_rounds=-3",))
-    assert lines == ["max_rounds: Input should be greater than or equal to 0"]
+    lines = errors_of(tmp_path, sets=("max_rounds=-3",))  # blamed on the --set, not the file
+    assert lines == ["--set max_rounds=-3: Input should be greater than or equal to 0"]
+
+
+def test_each_error_names_the_source_of_its_value(tmp_path: Path) -> None:
+    # The file, the --set KEY=VALUE or the flag that set the field (it used to be the file
+    # for all of them).
+    path = write_config(tmp_path / "x.yaml", **BASE, concurrency=0)
+    sets = ["max_rounds=-1", "model_params={temperature: 1}", "user.max_turns=0"]
+    with pytest.raises(ConfigError) as info:
+        load_config(path, sets, {"epochs": 0})
+    assert sorted(str(info.value).splitlines()) == [
+        "--epochs: Input should be greater than or equal to 1",
+        "--set max_rounds=-1: Input should be greater than or equal to 0",
+        "--set user.max_turns=0: Input should be greater than or equal to 1",
+        f"{path}: concurrency: Input should be greater than or equal to 1",
+        f"{path}: user.model: Field required",  # the file has no user: it lacks the model
+    ]
+
+    def error(sets: list[str], flags: dict[str, Any] | None = None) -> str:
+        with pytest.raises(ConfigError) as info:
+            load_config(path, ["concurrency=2", *sets], flags)
+        return str(info.value)
+
+    # a field under a mapping a --set gave; a later --set of the mapping replaces it
+    assert error(["model_params={temperature: 1}", "model_params.reasoning=x"]) == (
+        "--set model_params.reasoning=x: set it as the top-level reasoning: setting"
+    )
+    assert error(["model_params.reasoning=x", "model_params={reasoning: x}"]) == (
+        "--set model_params={reasoning: x}: model_params.reasoning: set it as the top-level "
+        "reasoning: setting"
+    )
+    assert error([], {"seed": 3}) == "--seed: only used with shuffle: true"
+    assert error([], {"model": "nope"}).startswith("--model: bad model spec 'nope'")
+    assert error(["model=nope"]).startswith("--set model=nope: bad model spec 'nope'")
+    assert error(["seed=3"], {"sample_ids": ["a"]}) == "--set seed=3: only used with shuffle: true"
+    # a value that may hold a secret is not shown
+    assert error(["model_options=[api_key: sk-not-shown]"]) == (
+        "--set model_options=***: Input should be a valid dictionary"
+    )
+
+
+def test_the_files_a_config_reads_are_relative_to_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "evals"
+    (folder / "data").mkdir(parents=True)
+    for name in ("data/d.jsonl", "script.json", "prompt.md", "user.md", "user.json"):
+        (folder / name).write_text("x")
+    fields = {
+        "model": "scripted:script.json",
+        "dataset": "data/d.jsonl",
+        "system_prompt": "@prompt.md",
+        "user": {"model": "scripted:user.json", "instructions": "@user.md"},
+        "tools": ["./mine.py:x"],  # an import path: found from the working directory
+        "output_dir": "runs",  # where the run writes: the working directory
+    }
+    path = write_config(folder / "eval.yaml", **fields)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(Path("evals/eval.yaml"))
+    assert (config.model, config.dataset, config.system_prompt) == (
+        "scripted:evals/script.json",
+        "evals/data/d.jsonl",
+        "@evals/prompt.md",
+    )
+    assert config.user is not None
+    assert (config.user.model, config.user.instructions) == (
+        "scripted:evals/user.json",
+        "@evals/user.md",
+    )
+    assert (config.tools, config.output_dir) == (["./mine.py:x"], "runs")
+    # from any working directory, and from an absolute config path
+    monkeypatch.chdir(folder / "data")
+    assert load_config(path).dataset == str(folder / "data" / "d.jsonl")
+    assert Path(load_config(Path("../eval.yaml")).dataset).resolve() == folder / "data" / "d.jsonl"
+    # command-line values are relative to the working directory, as written
+    overridden = load_config(path, ["dataset=mine.jsonl"], {"model": "scripted:s.json"})
+    assert (overridden.dataset, overridden.model) == ("mine.jsonl", "scripted:s.json")
+    # absolute paths and benchmark sources stay as written; a missing file is looked for
+    # beside the config, and the error names that place
+    for dataset in (str(tmp_path / "d.jsonl"), "bfcl:simple_python", "tau2:mock"):
+        write_config(path, **{**fields, "dataset": dataset})
+        assert load_config(path).dataset == dataset
+    write_config(path, **{**fields, "dataset": "nope.jsonl"})
+    assert load_config(path).dataset == str(folder / "nope.jsonl")
+
+
+def test_a_path_from_the_working_directory_still_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A config written when its paths were relative to the working directory: a file the
+    # config's folder does not have, but the working directory does, is kept.
+    (tmp_path / "configs" / "data").mkdir(parents=True)
+    (tmp_path / "configs" / "data" / "d.jsonl").write_text("x")
+    path = write_config(
+        tmp_path / "configs" / "eval.yaml", **{**BASE, "dataset": "configs/data/d.jsonl"}
+    )
+    monkeypatch.chdir(tmp_path)
+    assert load_config(path).dataset == "configs/data/d.jsonl"
 
 
 def test_override_syntax_errors() -> None:

@@ -141,7 +141,7 @@ def test_seed_needs_shuffle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     config = _setup(tmp_path)
     assert main(["run", str(config), "--seed", "3"]) == 2
     assert capsys.readouterr().err == (
-        f"agentloop: error: {config}: seed: only used with shuffle: true\n"
+        "agentloop: error: --seed: only used with shuffle: true\n"  # the flag, not the file
     )
 
 

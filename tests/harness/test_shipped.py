@@ -1,7 +1,9 @@
-"""Every shipped config runs end to end offline and scores what its script deserves."""
+"""Every shipped config runs end to end offline and scores what its script deserves; the
+offline recipes of the benchmark configs (BFCL, τ²-bench) run as documented."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +12,9 @@ from typing import Any
 import pytest
 from agentloop.evals import normalize_answer
 
+from agentloop.benchmarks._bfcl_data import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli import _demo as demo
+from agentloop.cli._commands import main
 from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync
 from tests.support.harness import ROOT, only_run_dir, read_results
@@ -18,7 +22,8 @@ from tests.support.harness import ROOT, only_run_dir, read_results
 
 @pytest.fixture(autouse=True)
 def _at_root() -> Iterator[None]:
-    # Config paths are relative to the working directory: the project root.
+    # The recipes' command lines name the scripts from the repository's root (a config's
+    # own paths are relative to its folder; those of the command line, to the working one).
     before = Path.cwd()
     os.chdir(ROOT)
     try:
@@ -111,3 +116,89 @@ def test_demo_without_the_local_extra(
     assert demo.main() == 2
     err = capsys.readouterr().err
     assert "pip install 'agentloop[local]'" in err and len(err.splitlines()) == 1
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_shipped_config_runs_from_another_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its dataset and its script are named relative to the config's folder (they were
+    # relative to the working directory: only the repository's root could run it).
+    monkeypatch.chdir(tmp_path)
+    config = os.path.relpath(ROOT / "configs" / "bank.yaml")
+    code, _, err = run_cli(capsys, "run", config, "--output-dir", "runs")
+    assert code == 0 and err == ""
+    run_dir = only_run_dir(tmp_path / "runs")
+    header = json.loads((run_dir / "run.json").read_text())
+    assert Path(header["dataset"]["path"]).resolve() == ROOT / "configs" / "data" / "bank.jsonl"
+    state = {
+        line["id"]: line["scores"]["env_state_match"]["score"] for line in read_results(run_dir)
+    }
+    assert state == {"bank-1": 1.0, "bank-2": 0.0}  # bank-2's script deposits a wrong amount
+
+
+needs_bfcl = pytest.mark.skipif(
+    BFCL_DATA_ENV not in os.environ and bfcl_package() is None,
+    reason="bfcl-eval is not installed: pip install --no-deps 'bfcl-eval==2026.3.23'",
+)
+
+
+@needs_bfcl
+def test_the_bfcl_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # configs/bfcl/simple_python.yaml's recipe (docs/pages/bfcl.md): the first 10 rows of
+    # the category, scored on BFCL's own ground truth by its verdict, offline.
+    from agentloop.benchmarks._bfcl_summary import summarize_bfcl
+
+    code, _, err = run_cli(
+        capsys, "run", "configs/bfcl/simple_python.yaml", "--limit", "10",
+        "--model", "scripted:configs/scripts/bfcl_simple_python.json",
+        "--output-dir", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    lines = {line["id"]: line for line in read_results(only_run_dir(tmp_path))}
+    wrong = {"simple_python_5": 0.0, "simple_python_9": 0.0}
+    expected = {f"simple_python_{i}": 1.0 for i in range(10)} | wrong
+    assert scores(lines, "bfcl_verdict") == expected
+    assert scores(lines, "tool_call_match") == expected
+    assert "'root_type' is missing" in lines["simple_python_5"]["scores"]["bfcl_verdict"]["reason"]
+    assert all(line["single_turn"] for line in lines.values())
+    summary = summarize_bfcl([only_run_dir(tmp_path)])
+    assert summary.categories["simple_python"].accuracy == pytest.approx(0.8)
+
+
+TAU2_VERDICT = "agentloop.benchmarks:tau2_verdict"
+
+
+def test_the_tau2_mock_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # configs/tau2/mock.yaml's recipe (docs/pages/tau2.md): a scripted agent and a scripted
+    # simulated user, 4 epochs. The user's model options (api_key_env, written for
+    # openai:) used to fail the scripted user like a typo.
+    recipe = [
+        "run", "configs/tau2/mock.yaml",
+        "--model", "scripted:configs/scripts/tau2_mock.json",
+        "--set", "user.model=scripted:configs/scripts/tau2_mock_user.json",
+    ]  # fmt: skip
+    code, _, err = run_cli(capsys, *recipe, "--output-dir", str(tmp_path))
+    assert code == 0 and err == ""
+    run_dir = only_run_dir(tmp_path)
+    lines = read_results(run_dir)
+    assert len(lines) == 36 and {line["stop_reason"] for line in lines} == {"user_stop"}
+    failing = "update_task_with_initialization_data"  # its COMMUNICATE strings are not said
+    for line in lines:
+        verdict = line["scores"][TAU2_VERDICT]
+        assert verdict["score"] == (0.0 if line["id"] == failing else 1.0), verdict["reason"]
+    assert lines[0]["trajectory"]["user_messages"][0]["content"].startswith(
+        "# User Simulation Guidelines"  # configs/tau2/user_instructions.md, beside the config
+    )
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["rewards"][TAU2_VERDICT]["pass_hat_k"] == dict.fromkeys("1234", 8 / 9)
+    # an error in the user's model options says it is the user's
+    code, _, err = run_cli(capsys, *recipe, "--set", "user.model_options.latncy=0")
+    assert code == 2 and err == (
+        "agentloop: error: user: unknown scripted model option(s): latncy; known: latency\n"
+    )
