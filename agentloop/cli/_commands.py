@@ -29,7 +29,7 @@ from rich.console import Console
 from agentloop._secrets import Scrubber, holds_mask
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
-from agentloop.harness import EvalConfig, RunSummary, load_config
+from agentloop.harness import EvalConfig, load_config
 from agentloop.harness._config_loading import override, override_origins, validate_config
 from agentloop.harness._run_files import HEADER_FILE
 from agentloop.harness._rundir import read_header, write_summary
@@ -130,34 +130,49 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
         )
     except KeyboardInterrupt:
         raise _Interrupted(started[0] if started else None, args.retry_errors) from None
+    if outcome.nothing_to_do:
+        run = shlex.quote(str(outcome.run_dir))
+        _say(out, f"nothing to do: {outcome.run_dir} has all its {outcome.skipped} results"
+             + (", none errored" if args.retry_errors else "")
+             + f"; see them with: agentloop summary {run}")  # fmt: skip
+        if outcome.summary.failed:
+            print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
+        return outcome.exit_code
     print_summary(outcome.summary, out, scrub=Scrubber())
     if args.retry_errors:
         _say(out, f"retried: {outcome.retried} errored result(s)")
     _say(out, f"results: {outcome.run_dir}")
-    _next_steps(out, outcome.run_dir, outcome.summary)
+    _next_steps(out, outcome.run_dir)
     if outcome.summary.failed:
         print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
     return outcome.exit_code
 
 
-def _next_steps(out: Console, run_dir: Path, summary: RunSummary) -> None:
-    """The commands that look at the run: its report, and one sample (the first errored
-    one, else the first result) in the terminal."""
-    from agentloop._records import iter_results
+def _next_steps(out: Console, run_dir: Path) -> None:
+    """The commands that look at the run: its report, and one sample in the terminal: the
+    first failing result (errored, or failing a reward as the report's triage counts it:
+    below its pass threshold, or below 1 without one), else the first result."""
+    from agentloop._records import latest_results
+    from agentloop.cli._triage import failure_types
     from agentloop.harness._run_files import RESULTS_FILE
 
-    examples = list(summary.error_examples.values())
-    if examples and examples[0].sample_ids:
-        sample: str | None = examples[0].sample_ids[0]
-    else:
-        results = run_dir / RESULTS_FILE
-        first = next(iter_results(results), None) if results.is_file() else None
-        sample = str(first["id"]) if first else None
+    results = run_dir / RESULTS_FILE
+    shown: dict[str, Any] | None = None
+    failing = False
+    for line in latest_results(results) if results.is_file() else ():
+        failing = bool(failure_types(line))
+        if shown is None or failing:
+            shown = line  # the first result, unless one fails
+        if failing:
+            break
     run = shlex.quote(str(run_dir))
     _say(out, "next:")
     _say(out, f"  agentloop view {run}  # the HTML report")
-    if sample is not None:
-        _say(out, f"  agentloop show {run} {shlex.quote(sample)}  # one sample in the terminal")
+    if shown is not None:
+        epoch = f" --epoch {shown['epoch']}" if shown.get("epoch", 1) != 1 else ""
+        what = "the first failing sample" if failing else "one sample"
+        sample = shlex.quote(str(shown["id"]))
+        _say(out, f"  agentloop show {run} {sample}{epoch}  # {what} in the terminal")
 
 
 def _say(out: Console, text: str) -> None:

@@ -46,6 +46,9 @@ class RunOutcome:
     """Results already present (a resume) and not run again."""
     retried: int = 0
     """Errored results run again (a resume with ``retry_errors``)."""
+    nothing_to_do: bool = False
+    """A resume found every result present (with ``retry_errors``: none errored), so
+    nothing ran; the summary was written again."""
 
     @property
     def exit_code(self) -> int:
@@ -106,9 +109,12 @@ async def run_eval(
         )
         # The run directory stays locked (one writer) until its summary is written.
         with opened as (run_dir, header, done):
+            total = samples * config.epochs
+            if resume_dir is not None and len(done) >= total:  # the same pairs: all done
+                summary = write_summary(run_dir, header, p.scrub)
+                return RunOutcome(run_dir, summary, skipped=len(done), nothing_to_do=True)
             if announce is not None:
                 announce(run_dir)
-            total = samples * config.epochs
             reporter = reporter or SilentProgress()
             reporter.start(total, min(len(done), total))
             with ResultWriter(run_dir / RESULTS_FILE, fsync=config.fsync) as writer:

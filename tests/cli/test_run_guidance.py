@@ -13,6 +13,7 @@ import pytest
 from tests.cli.test_cli import run_cli
 from tests.support.harness import (
     add_row,
+    add_script,
     add_setup,
     ask,
     call,
@@ -38,6 +39,72 @@ def test_a_run_ends_with_the_commands_that_look_at_it(
     assert run_cli(capsys, *view[1:])[0] == 0 and (run_dir / "report.html").is_file()
     code, out, _ = run_cli(capsys, *show[1:])
     assert code == 0 and "s0000" in out
+
+
+def _next_show(out: str) -> list[str]:
+    """The ``agentloop show`` command of a run's ``next:`` hint, and its comment."""
+    lines = out.splitlines()
+    command, _, comment = lines[lines.index("next:") + 2].partition("  # ")
+    return [*command.split(), comment]
+
+
+def test_the_hint_shows_the_first_failing_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=3, concurrency=1)
+    script = add_script(3)
+    script["s0001"][-1] = "wrong"  # s0000 passes, s0001 is below its pass threshold
+    write_json(tmp_path / "script.json", script)
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    *show, comment = _next_show(out)
+    assert show == ["agentloop", "show", str(run_dir), "s0001"]
+    assert comment == "the first failing sample in the terminal"
+    code, out, _ = run_cli(capsys, *show[1:])
+    assert code == 0 and "wrong" in out
+
+
+def test_the_hint_names_the_failing_epoch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentloop.evals._registry
+    from agentloop.evals import register_reward
+
+    calls = []
+
+    def cli_test_second_fails(final_answer: object) -> float:
+        calls.append(final_answer)
+        return 0.0 if len(calls) == 2 else 1.0  # concurrency 1: s0000's epoch 2
+
+    registry = agentloop.evals._registry
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    register_reward("cli_test_second_fails", cli_test_second_fails)
+    config = add_setup(tmp_path, n=2, epochs=2, concurrency=1,
+                       rewards=["cli_test_second_fails"], pass_threshold={})  # fmt: skip
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0 and len(calls) == 4
+    run_dir = only_run_dir(tmp_path / "runs")
+    *show, _ = _next_show(out)
+    assert show == ["agentloop", "show", str(run_dir), "s0000", "--epoch", "2"]
+
+
+def test_a_resume_with_nothing_to_do_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(capsys, "run", str(add_setup(tmp_path, n=3)))[0] == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    results = (run_dir / "results.jsonl").read_text()
+    code, out, err = run_cli(capsys, "run", "--resume", str(run_dir))
+    assert (code, err) == (0, "")
+    assert out == (
+        f"nothing to do: {run_dir} has all its 3 results; see them with: "
+        f"agentloop summary {run_dir}\n"
+    )
+    code, out, err = run_cli(capsys, "run", "--resume", str(run_dir), "--retry-errors")
+    assert (code, err) == (0, "") and out.count("\n") == 1
+    assert out.startswith(f"nothing to do: {run_dir} has all its 3 results, none errored; ")
+    assert (run_dir / "results.jsonl").read_text() == results  # nothing ran
 
 
 def test_a_run_whose_model_never_calls_a_tool_warns_and_says_why(
