@@ -109,6 +109,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/request_path.py
 	$(PY) bench/ray_bench.py
 	$(PY) bench/view_bench.py
+	$(PY) bench/startup.py
 	$(PY) bench/bfcl_agreement.py --speed-only --speed 5
 	$(PY) bench/tau2_agreement.py
 

@@ -1,25 +1,14 @@
 """agentloop: an agent tool-execution loop with built-in scoring.
 
-The engine's API is imported here; the harness's (``run_eval``, ``load_config``, ...)
-is imported on first use, so ``import agentloop`` stays as light as the engine.
+Every name is imported on first use (``agentloop._lazy_exports``): ``import agentloop``
+and the ``agentloop`` command start without loading LangChain or the run machinery until
+they are needed.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-from agentloop.engine import (
-    RetryPolicy,
-    StepRecord,
-    TokenUsage,
-    ToolCallRecord,
-    Trajectory,
-    load_tool,
-    load_tools,
-    run_agent,
-    run_agent_sync,
-)
 from agentloop.errors import (
     AgentloopError,
     ConfigError,
@@ -30,9 +19,48 @@ from agentloop.errors import (
     ToolLoadError,
 )
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from agentloop.engine import (
+        RetryPolicy,
+        StepRecord,
+        TokenUsage,
+        ToolCallRecord,
+        Trajectory,
+        load_tool,
+        load_tools,
+        run_agent,
+        run_agent_sync,
+    )
+    from agentloop.harness import EvalConfig, RunOutcome, load_config, run_eval, run_eval_sync
+else:
+    from agentloop._lazy_exports import lazy_exports
 
-_FROM_HARNESS = frozenset({"EvalConfig", "RunOutcome", "load_config", "run_eval", "run_eval_sync"})
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop.engine": [
+                "RetryPolicy",
+                "StepRecord",
+                "TokenUsage",
+                "ToolCallRecord",
+                "Trajectory",
+                "load_tool",
+                "load_tools",
+                "run_agent",
+                "run_agent_sync",
+            ],
+            "agentloop.harness": [
+                "EvalConfig",
+                "RunOutcome",
+                "load_config",
+                "run_eval",
+                "run_eval_sync",
+            ],
+        },
+    )
+    del lazy_exports
+
+__version__ = "0.1.0"
 
 __all__ = [
     "AgentloopError",
@@ -58,9 +86,3 @@ __all__ = [
     "run_eval",
     "run_eval_sync",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FROM_HARNESS:
-        return getattr(importlib.import_module("agentloop.harness"), name)
-    raise AttributeError(f"module 'agentloop' has no attribute {name!r}")

@@ -8,6 +8,7 @@ the same name never means two things in two packages (``agentloop.tools`` and
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
@@ -24,6 +25,7 @@ from tests.support.docs import doc_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SUB_PACKAGES = ("agentloop.engine", "agentloop.models", "agentloop.harness", "agentloop.benchmarks")
+LAZY_PACKAGES = ("agentloop", *SUB_PACKAGES)
 MAX_HARNESS_NAMES = 25
 
 
@@ -82,11 +84,14 @@ def test_every_exported_name_resolves_once(name: str) -> None:
 def test_the_harness_exports_what_users_import_and_nothing_else() -> None:
     exported = agentloop.harness.__all__
     assert len(exported) <= MAX_HARNESS_NAMES
-    # no helper is reachable as a public attribute without being exported
+    # no helper is reachable as a public attribute without being exported (dir() lists the
+    # names imported on first use too)
     public = {
         n
-        for n, v in vars(agentloop.harness).items()
-        if not n.startswith("_") and not isinstance(v, ModuleType) and n != "annotations"
+        for n in dir(agentloop.harness)
+        if not n.startswith("_")
+        and not isinstance(getattr(agentloop.harness, n), ModuleType)
+        and n not in ("annotations", "TYPE_CHECKING")
     }
     assert public == set(exported)
     for name in ("load_config", "run_eval", "run_eval_sync", "EvalConfig", "RunOutcome",
@@ -116,3 +121,32 @@ def test_what_the_docs_import_is_exported() -> None:
 def test_the_top_level_api_resolves() -> None:
     for name in agentloop.__all__:
         assert getattr(agentloop, name) is not None, name
+
+
+def _lazy_tables(init: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """What a package's ``__init__`` imports for type checkers (``if TYPE_CHECKING:``) and
+    what it imports on first use (the table given to ``lazy_exports``), module -> names."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            typed: dict[str, set[str]] = defaultdict(set)
+            for imported in node.body:
+                assert isinstance(imported, ast.ImportFrom) and imported.module, init
+                typed[imported.module] |= {alias.name for alias in imported.names}
+            (call,) = [
+                n for n in ast.walk(ast.Module(node.orelse, []))
+                if isinstance(n, ast.Call) and ast.unparse(n.func) == "lazy_exports"
+            ]  # fmt: skip
+            lazy = {k: set(v) for k, v in ast.literal_eval(call.args[1]).items()}
+            return dict(typed), lazy
+    raise AssertionError(f"{init}: no `if TYPE_CHECKING:` block")
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_type_checkers_see_what_is_imported_on_first_use(name: str) -> None:
+    package = importlib.import_module(name)
+    typed, lazy = _lazy_tables(Path(package.__file__ or ""))
+    assert typed == lazy
+    names = {n for names in lazy.values() for n in names}
+    assert names <= set(package.__all__)
+    # the rest of __all__ is imported at once
+    assert all(n in vars(package) for n in set(package.__all__) - names)

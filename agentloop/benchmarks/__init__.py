@@ -13,22 +13,50 @@ and what the harness reads ``bfcl:`` and ``tau2:`` datasets with; the CLI, tests
 import the rest from the private modules.
 """
 
-from agentloop.benchmarks._bfcl_data import (
-    bfcl_category,
-    bfcl_data_dir,
-    bfcl_lines,
-    check_bfcl_category,
-)
-from agentloop.benchmarks._bfcl_env import bfcl_environment
-from agentloop.benchmarks._bfcl_multi_verdict import bfcl_multi_turn_verdict
-from agentloop.benchmarks._tau2_data import (
-    check_tau2_domain,
-    tau2_data_dir,
-    tau2_domain,
-    tau2_lines,
-)
-from agentloop.benchmarks._tau2_env import tau2_environment
-from agentloop.benchmarks._tau2_verdict import tau2_verdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentloop.benchmarks._bfcl_data import (
+        bfcl_category,
+        bfcl_data_dir,
+        bfcl_lines,
+        check_bfcl_category,
+    )
+    from agentloop.benchmarks._bfcl_env import bfcl_environment
+    from agentloop.benchmarks._bfcl_multi_verdict import bfcl_multi_turn_verdict
+    from agentloop.benchmarks._tau2_data import (
+        check_tau2_domain,
+        tau2_data_dir,
+        tau2_domain,
+        tau2_lines,
+    )
+    from agentloop.benchmarks._tau2_env import tau2_environment
+    from agentloop.benchmarks._tau2_verdict import tau2_verdict
+else:  # imported on first use: a config checks its dataset's prefix without LangChain
+    from agentloop._lazy_exports import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop.benchmarks._bfcl_data": [
+                "bfcl_category",
+                "bfcl_data_dir",
+                "bfcl_lines",
+                "check_bfcl_category",
+            ],
+            "agentloop.benchmarks._bfcl_env": ["bfcl_environment"],
+            "agentloop.benchmarks._bfcl_multi_verdict": ["bfcl_multi_turn_verdict"],
+            "agentloop.benchmarks._tau2_data": [
+                "check_tau2_domain",
+                "tau2_data_dir",
+                "tau2_domain",
+                "tau2_lines",
+            ],
+            "agentloop.benchmarks._tau2_env": ["tau2_environment"],
+            "agentloop.benchmarks._tau2_verdict": ["tau2_verdict"],
+        },
+    )
+    del lazy_exports
 
 __all__ = [
     "bfcl_category",

@@ -23,7 +23,6 @@ import inspect
 from typing import Any
 
 from agentloop.benchmarks._bfcl_convert import openai_name
-from agentloop.benchmarks._bfcl_env import _load_class
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -46,6 +45,8 @@ MISSED_FUNCTION_PROMPT = "I have updated some more functions you can choose from
 @functools.cache
 def _parameters(involved_classes: tuple[str, ...]) -> dict[str, list[str]]:
     """Method name -> its parameter names (a later class wins a shared name)."""
+    from agentloop.benchmarks._bfcl_env import _load_class  # LangChain: not for a data row
+
     found: dict[str, list[str]] = {}
     for name in involved_classes:
         for method, function in inspect.getmembers(_load_class(name), inspect.isfunction):

@@ -19,9 +19,8 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
 import yaml
 from pydantic import ValidationError
 from rich.console import Console
@@ -29,10 +28,9 @@ from rich.console import Console
 from agentloop._secrets import Scrubber, holds_mask
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
-from agentloop.harness import EvalConfig, load_config
-from agentloop.harness._config_loading import override, override_origins, validate_config
-from agentloop.harness._run_files import HEADER_FILE
-from agentloop.harness._rundir import read_header, write_summary
+
+if TYPE_CHECKING:  # each command imports what it needs: --help or a bad config stays light
+    from agentloop.harness import EvalConfig
 
 __all__ = ["main"]
 
@@ -68,17 +66,29 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_dir(text: str) -> Path:
+    from agentloop.harness._rundir import read_header
+
     path = Path(text)
     read_header(path)  # a clear error when it is not a run directory
     return path
 
 
 def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
+    from agentloop.harness._config_loading import (
+        load_config,
+        override,
+        override_origins,
+        validate_config,
+    )
+
     if args.config:
         config = load_config(args.config, args.sets, _flag_overrides(args))
         return config, args.config
     if not args.resume:
         raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
+    from agentloop.harness._run_files import HEADER_FILE
+    from agentloop.harness._rundir import read_header
+
     header = read_header(Path(args.resume))
     stored = header.get("config") or {}
     masked = sorted(k for k, v in stored.items() if holds_mask(v))
@@ -96,15 +106,18 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
 
 
 def _cmd_run(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.cli._display import print_summary
-    from agentloop.cli._progress import make_reporter
-    from agentloop.harness import run_eval
-
     if args.allow_changed and not args.resume:
         raise UsageError("agentloop run: --allow-changed needs --resume RUN_DIR")
     if args.retry_errors and not args.resume:
         raise UsageError("agentloop run: --retry-errors needs --resume RUN_DIR")
     config, config_path = _config_for_run(args)
+    # the run's machinery (LangChain, the SDKs, rich's progress) once the config is good
+    import anyio
+
+    from agentloop.cli._display import print_summary
+    from agentloop.cli._progress import make_reporter
+    from agentloop.harness import run_eval
+
     resume = _run_dir(args.resume) if args.resume else None
     started: list[Path] = []
 
@@ -203,6 +216,7 @@ def _cmd_score(args: argparse.Namespace, out: Console) -> int:
 
 def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_summary
+    from agentloop.harness._rundir import read_header, write_summary
 
     run_dir = Path(args.run_dir)
     scrub = Scrubber()

@@ -9,62 +9,117 @@ waited for its turn, apart from the model's (``_request_wait``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
 (``_content_calls``), the sync wrapper's event loop (``_sync``), and conversations with a
-simulated user (``_conversation``, its limits in ``_budget``).
+simulated user (``_conversation``, its limits in ``_budget``). The defaults a config reads
+(tool timeout, stop signals) are in ``_defaults``, which imports nothing.
 
 The engine knows nothing of models' providers, the harness or the CLI. ``__all__`` is what
 users import (``run_agent``, the trajectory types, tool loading, the tool-executor hook) and
-what the packages above it use.
+what the packages above it use; each name is imported on first use (``_lazy_exports``).
 """
 
 from __future__ import annotations
 
-from agentloop.engine._budget import FAILED_STATUSES
-from agentloop.engine._content_calls import (
-    format_content_tool_calls,
-    parse_content_tool_calls,
-)
-from agentloop.engine._conversation import (
-    AGENT_STOP_SIGNALS,
-    USER_STOP_SIGNALS,
-    SimulatedUser,
-)
-from agentloop.engine._dispatch import (
-    DEFAULT_TOOL_TIMEOUT,
-    PendingCall,
-    ToolDispatcher,
-    ToolFailure,
-)
-from agentloop.engine._loop import (
-    Turn,
-    run_agent,
-    run_agent_sync,
-    split_tools,
-)
-from agentloop.engine._reply import ContentCallParser
-from agentloop.engine._request_wait import record_request_wait
-from agentloop.engine._retry import RetryPolicy
-from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
-from agentloop.engine._tool_executor import ExecutorFactory, RecordedToolResults, ToolExecutor
-from agentloop.engine._tool_loading import (
-    as_tools,
-    import_object,
-    load_tool,
-    load_tools,
-    module_tools,
-    one_line,
-    tool_factory,
-)
-from agentloop.engine._trajectory import (
-    FROM_CACHE,
-    StepRecord,
-    StopReason,
-    TokenUsage,
-    ToolCallRecord,
-    ToolCallStatus,
-    Trajectory,
-    TurnRecord,
-    message_to_openai,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentloop.engine._budget import FAILED_STATUSES
+    from agentloop.engine._content_calls import (
+        format_content_tool_calls,
+        parse_content_tool_calls,
+    )
+    from agentloop.engine._conversation import SimulatedUser
+    from agentloop.engine._defaults import (
+        AGENT_STOP_SIGNALS,
+        DEFAULT_TOOL_TIMEOUT,
+        USER_STOP_SIGNALS,
+    )
+    from agentloop.engine._dispatch import (
+        PendingCall,
+        ToolDispatcher,
+        ToolFailure,
+    )
+    from agentloop.engine._loop import (
+        Turn,
+        run_agent,
+        run_agent_sync,
+        split_tools,
+    )
+    from agentloop.engine._reply import ContentCallParser
+    from agentloop.engine._request_wait import record_request_wait
+    from agentloop.engine._retry import RetryPolicy
+    from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
+    from agentloop.engine._tool_executor import ExecutorFactory, RecordedToolResults, ToolExecutor
+    from agentloop.engine._tool_loading import (
+        as_tools,
+        import_object,
+        load_tool,
+        load_tools,
+        module_tools,
+        one_line,
+        tool_factory,
+    )
+    from agentloop.engine._trajectory import (
+        FROM_CACHE,
+        StepRecord,
+        StopReason,
+        TokenUsage,
+        ToolCallRecord,
+        ToolCallStatus,
+        Trajectory,
+        TurnRecord,
+        message_to_openai,
+    )
+else:  # imported on first use: a config reads the defaults without LangChain
+    from agentloop._lazy_exports import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop.engine._budget": ["FAILED_STATUSES"],
+            "agentloop.engine._content_calls": [
+                "format_content_tool_calls",
+                "parse_content_tool_calls",
+            ],
+            "agentloop.engine._conversation": ["SimulatedUser"],
+            "agentloop.engine._defaults": [
+                "AGENT_STOP_SIGNALS",
+                "DEFAULT_TOOL_TIMEOUT",
+                "USER_STOP_SIGNALS",
+            ],
+            "agentloop.engine._dispatch": ["PendingCall", "ToolDispatcher", "ToolFailure"],
+            "agentloop.engine._loop": ["Turn", "run_agent", "run_agent_sync", "split_tools"],
+            "agentloop.engine._reply": ["ContentCallParser"],
+            "agentloop.engine._request_wait": ["record_request_wait"],
+            "agentloop.engine._retry": ["RetryPolicy"],
+            "agentloop.engine._serialize": ["DEFAULT_MAX_TOOL_OUTPUT_CHARS"],
+            "agentloop.engine._tool_executor": [
+                "ExecutorFactory",
+                "RecordedToolResults",
+                "ToolExecutor",
+            ],
+            "agentloop.engine._tool_loading": [
+                "as_tools",
+                "import_object",
+                "load_tool",
+                "load_tools",
+                "module_tools",
+                "one_line",
+                "tool_factory",
+            ],
+            "agentloop.engine._trajectory": [
+                "FROM_CACHE",
+                "StepRecord",
+                "StopReason",
+                "TokenUsage",
+                "ToolCallRecord",
+                "ToolCallStatus",
+                "Trajectory",
+                "TurnRecord",
+                "message_to_openai",
+            ],
+        },
+    )
+    del lazy_exports
 
 __all__ = [
     "AGENT_STOP_SIGNALS",

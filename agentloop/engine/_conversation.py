@@ -29,6 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from agentloop.engine._budget import Budget
+from agentloop.engine._defaults import AGENT_STOP_SIGNALS, USER_STOP_SIGNALS
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._rounds import RoundLoop, ToolBinding, ToolsInput
@@ -37,17 +38,10 @@ from agentloop.engine._trajectory import StepRecord, StopReason, TurnRecord
 from agentloop.engine._wire import message_text
 
 __all__ = [
-    "AGENT_STOP_SIGNALS",
-    "USER_STOP_SIGNALS",
     "Conversation",
     "SimulatedUser",
     "user_speaks_first",
 ]
-
-USER_STOP_SIGNALS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
-"""τ²-bench's user stop signals: goal reached, transferred to a human, out of scope."""
-AGENT_STOP_SIGNALS = ("###STOP###",)
-"""τ²-bench's agent stop signal."""
 
 
 @dataclass(frozen=True)

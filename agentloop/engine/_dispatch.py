@@ -22,9 +22,6 @@ from agentloop.engine._trajectory import ToolCallRecord, ToolCallStatus
 __all__ = ["PendingCall", "ToolDispatcher", "ToolFailure"]
 
 # What the model reads when a call does not succeed. One place, so wording stays uniform.
-DEFAULT_TOOL_TIMEOUT = 60.0
-"""Seconds a tool call may run (a hung tool never hangs a run); None turns it off."""
-
 UNKNOWN_TOOL = "Error: unknown tool '{name}'. Available tools: {available}."
 NO_IMPLEMENTATION = "Error: tool '{name}' has no implementation in this evaluation; it was not run."
 INVALID_ARGS = "Error: invalid arguments for tool '{name}': {detail}. The tool was not run."

@@ -16,7 +16,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messag
 from agentloop._secrets import is_secret_name
 from agentloop.engine._budget import Budget
 from agentloop.engine._conversation import Conversation, SimulatedUser
-from agentloop.engine._dispatch import DEFAULT_TOOL_TIMEOUT, TIME_LIMIT
+from agentloop.engine._defaults import DEFAULT_TOOL_TIMEOUT
+from agentloop.engine._dispatch import TIME_LIMIT
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._rounds import AtMaxRounds, RoundLoop, ToolBinding, ToolsInput, split_tools

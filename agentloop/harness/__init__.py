@@ -23,22 +23,55 @@ protocols. The CLI, tests and benchmarks import the rest from the private module
 
 from __future__ import annotations
 
-from agentloop._records import latest_results
-from agentloop.harness._comparison import ChangedSample, Comparison, RewardDelta, compare_runs
-from agentloop.harness._config import EvalConfig, UserConfig
-from agentloop.harness._config_loading import load_config
-from agentloop.harness._environment import Environment
-from agentloop.harness._lock import RunLockedError
-from agentloop.harness._reporting import Reporter
-from agentloop.harness._rescore import rescore_run
-from agentloop.harness._runner import RunOutcome, run_eval, run_eval_sync
-from agentloop.harness._stats import (
-    ErrorExamples,
-    LatencyStats,
-    RewardStats,
-    RunSummary,
-    summarize,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentloop._records import latest_results
+    from agentloop.harness._comparison import ChangedSample, Comparison, RewardDelta, compare_runs
+    from agentloop.harness._config import EvalConfig, UserConfig
+    from agentloop.harness._config_loading import load_config
+    from agentloop.harness._environment import Environment
+    from agentloop.harness._lock import RunLockedError
+    from agentloop.harness._reporting import Reporter
+    from agentloop.harness._rescore import rescore_run
+    from agentloop.harness._runner import RunOutcome, run_eval, run_eval_sync
+    from agentloop.harness._stats import (
+        ErrorExamples,
+        LatencyStats,
+        RewardStats,
+        RunSummary,
+        summarize,
+    )
+else:  # imported on first use: loading a config must not load the runner
+    from agentloop._lazy_exports import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop._records": ["latest_results"],
+            "agentloop.harness._comparison": [
+                "ChangedSample",
+                "Comparison",
+                "RewardDelta",
+                "compare_runs",
+            ],
+            "agentloop.harness._config": ["EvalConfig", "UserConfig"],
+            "agentloop.harness._config_loading": ["load_config"],
+            "agentloop.harness._environment": ["Environment"],
+            "agentloop.harness._lock": ["RunLockedError"],
+            "agentloop.harness._reporting": ["Reporter"],
+            "agentloop.harness._rescore": ["rescore_run"],
+            "agentloop.harness._runner": ["RunOutcome", "run_eval", "run_eval_sync"],
+            "agentloop.harness._stats": [
+                "ErrorExamples",
+                "LatencyStats",
+                "RewardStats",
+                "RunSummary",
+                "summarize",
+            ],
+        },
+    )
+    del lazy_exports
 
 __all__ = [
     "ChangedSample",

@@ -30,12 +30,13 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentloop.engine import StepRecord, Trajectory
+if TYPE_CHECKING:  # a config reads the price types: the engine is imported by a run
+    from agentloop.engine import StepRecord, Trajectory
 
 __all__ = [
     "ModelPrice",

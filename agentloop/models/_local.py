@@ -23,7 +23,7 @@ import openai
 
 from agentloop.engine import RetryPolicy
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import ModelSource, register_provider
+from agentloop.models._base import ModelSource, ProviderFactory
 from agentloop.models._local_server import LocalServer
 from agentloop.models._openai import (
     CONNECTION_OPTIONS,
@@ -35,6 +35,7 @@ from agentloop.models._openai import (
 )
 
 __all__ = [
+    "FACTORIES",
     "KNOWN_LOCAL_MODELS",
     "LocalServer",
     "LocalSource",
@@ -216,4 +217,5 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
         raise
 
 
-register_provider("local", open_local)
+FACTORIES: dict[str, ProviderFactory] = {"local": open_local}
+"""The ``local:`` prefix (``agentloop.models._base`` reads it)."""

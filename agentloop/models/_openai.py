@@ -26,8 +26,8 @@ from agentloop.errors import ModelSpecError
 from agentloop.models._base import (
     SAMPLING_PARAMS,
     ModelSource,
+    ProviderFactory,
     check_param_names,
-    register_provider,
 )
 from agentloop.models._compat import FOLLOWUP_TOOL_CHOICES, CompatChatOpenAI
 from agentloop.models._endpoint import check_endpoint, display_url
@@ -36,6 +36,7 @@ from agentloop.models._reasoning import openai_reasoning, split_reasoning
 from agentloop.models._responses import check_api, check_responses_params, responses_arguments
 
 __all__ = [
+    "FACTORIES",
     "SAMPLING_PARAMS",
     "CompatChatOpenAI",
     "OpenAISource",
@@ -243,4 +244,5 @@ class OpenAISource(ModelSource):
         await self._http.aclose()
 
 
-register_provider("openai", OpenAISource)
+FACTORIES: dict[str, ProviderFactory] = {"openai": OpenAISource}
+"""The ``openai:`` prefix (``agentloop.models._base`` reads it)."""

@@ -25,7 +25,7 @@ from pydantic import SecretStr, ValidationError
 from agentloop._secrets import read_dotenv
 from agentloop.engine._retry import is_transient
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import SAMPLING_PARAMS, ModelSource, register_provider
+from agentloop.models._base import SAMPLING_PARAMS, ModelSource, ProviderFactory
 from agentloop.models._endpoint import display_url
 from agentloop.models._openai import CONNECTION_OPTIONS, lookup_secret, retry_policy_from
 from agentloop.models._reasoning import (
@@ -35,7 +35,7 @@ from agentloop.models._reasoning import (
     split_reasoning,
 )
 
-__all__ = ["PROVIDERS", "LangChainSource"]
+__all__ = ["FACTORIES", "PROVIDERS", "LangChainSource"]
 
 # prefix -> (module, class, the environment variable of its key or None); the package
 # is the module's name with dashes.
@@ -284,12 +284,12 @@ def _is_connection(exc: BaseException) -> bool:
     return any(c.__name__ == "APIConnectionError" for c in type(exc).__mro__)
 
 
-def _factory(prefix: str) -> Any:
+def _factory(prefix: str) -> ProviderFactory:
     def open_source(value: str, params: dict[str, Any], options: dict[str, Any]) -> ModelSource:
         return LangChainSource(prefix, value, params, options)
 
     return open_source
 
 
-for _prefix in PROVIDERS:
-    register_provider(_prefix, _factory(_prefix))
+FACTORIES = {prefix: _factory(prefix) for prefix in PROVIDERS}
+"""One prefix per integration (``agentloop.models._base`` reads them)."""

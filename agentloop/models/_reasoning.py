@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from agentloop.errors import ConfigError
+
+if TYPE_CHECKING:  # a config reads this module: LangChain is imported when a request is sent
+    from langchain_core.messages import BaseMessage
 
 __all__ = [
     "REASONING_FIELDS",
@@ -173,6 +175,8 @@ def openai_reasoning(
 def send_reasoning_back(sent: Sequence[BaseMessage], payload: list[dict[str, Any]]) -> None:
     """Put each assistant message's reasoning (``additional_kwargs``) into its request
     message (``payload``, one per message of ``sent``), in the field the server used."""
+    from langchain_core.messages import AIMessage
+
     for original, message in zip(sent, payload, strict=True):
         if isinstance(original, AIMessage):
             for name in REASONING_FIELDS:

@@ -45,7 +45,7 @@ from agentloop.engine import (
     message_to_openai,
 )
 from agentloop.errors import ModelSpecError, ReplayMismatchError
-from agentloop.models._base import ModelSource, check_param_names, register_provider
+from agentloop.models._base import ModelSource, ProviderFactory, check_param_names
 from agentloop.models._local import LOCAL_OPTIONS
 from agentloop.models._openai import OPENAI_OPTIONS
 from agentloop.models._recording import (
@@ -60,6 +60,7 @@ from agentloop.models._recording import (
 )
 
 __all__ = [
+    "FACTORIES",
     "SERVER_OPTIONS",
     "Recording",
     "ReplayChatModel",
@@ -288,4 +289,5 @@ class ReplaySource(ModelSource):
         return None
 
 
-register_provider("replay", ReplaySource)
+FACTORIES: dict[str, ProviderFactory] = {"replay": ReplaySource}
+"""The ``replay:`` prefix (``agentloop.models._base`` reads it)."""

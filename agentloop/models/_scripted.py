@@ -20,10 +20,10 @@ from typing import Any
 import yaml
 
 from agentloop.errors import ModelSpecError
-from agentloop.models._base import ModelSource, check_param_names, register_provider
+from agentloop.models._base import ModelSource, ProviderFactory, check_param_names
 from agentloop.testing import ScriptedChatModel, to_ai_message
 
-__all__ = ["ScriptedSource"]
+__all__ = ["FACTORIES", "ScriptedSource"]
 
 
 class ScriptedSource(ModelSource):
@@ -77,4 +77,5 @@ class ScriptedSource(ModelSource):
         return None
 
 
-register_provider("scripted", ScriptedSource)
+FACTORIES: dict[str, ProviderFactory] = {"scripted": ScriptedSource}
+"""The ``scripted:`` prefix (``agentloop.models._base`` reads it)."""
