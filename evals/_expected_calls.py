@@ -31,6 +31,19 @@ class UnusableGroundTruth(ValueError):
     """A ground truth that cannot be read whole: a reward scores it 0 with this reason."""
 
 
+_TURNS = (
+    "unusable ground truth: it has turns (a multi-turn conversation), and this reward "
+    "compares one list of calls; score the turns with env_state_match / env_response_match"
+)
+
+
+def _no_turns(ground_truth: Mapping[str, Any]) -> None:
+    # {"turns": [...]} holds no top-level call: read as "no calls expected", it would score
+    # the run that makes the right calls 0 and the run that makes none 1.
+    if "turns" in ground_truth and "tool_calls" not in ground_truth:
+        raise UnusableGroundTruth(_TURNS)
+
+
 def ground_truth_calls(ground_truth: Any) -> list[Call]:
     """The calls of a reward-kit ground truth ``{"tool_calls": [...]}`` (a dict or its
     JSON; None: no calls), as ``exact_tool_match_reward`` reads it.
@@ -49,6 +62,7 @@ def ground_truth_calls(ground_truth: Any) -> list[Call]:
         raise UnusableGroundTruth(
             f"unusable ground truth: a {type(ground_truth).__name__}, not a dict"
         )
+    _no_turns(ground_truth)
     notes: list[str] = []
     return _usable(calls_from_items(ground_truth.get("tool_calls"), notes, "ground truth"), notes)
 
@@ -99,6 +113,7 @@ def expected_calls(
     elif type(expected := _decoded(expected)) is list and all(type(c) is Call for c in expected):
         calls = expected  # read already (JSON text of any shape is decoded first)
     elif isinstance(expected, Mapping) and not _CALL_KEYS.intersection(expected):
+        _no_turns(expected)
         calls = []  # an object with no call in it ({}, {"answer": ...}): nothing expected
     else:
         notes: list[str] = []

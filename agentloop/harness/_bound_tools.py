@@ -6,7 +6,10 @@ checks that need them before the first sample:
   rows, whichever rewards are configured (``agentloop score`` may add one), not in ``mode:
   score`` (recorded replies may call any tool); the run goes on;
 - ``tool_call_match: {schema: row}`` on rows without tool schemas of their own: an error
-  (every such sample's reward would fail).
+  (every such sample's reward would fail);
+- ``tool_call_match`` or ``exact_tool_match_reward`` on rows whose ground truth has
+  ``turns``: an error (they compare one list of calls; the turns are scored by the
+  environment rewards).
 
 What a row binds (``ToolSet.for_sample``, ``turn_plan``): a row with tool schemas of its own
 binds those and the tools its later turns name or add, and nothing else; a row without binds
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["RowTools", "check_row_tools"]
 
 _SHOWN = 5  # rows named in a message, the first in file order
+_ONE_CALL_LIST = frozenset({"tool_call_match", "exact_tool_match_reward"})
 
 
 @dataclass(slots=True)
@@ -74,6 +78,8 @@ class RowTools:
 
     without_schemas: _Rows = field(default_factory=_Rows)
     """Rows with no tool schemas of their own: they bind the config's tools."""
+    multi_turn: _Rows = field(default_factory=_Rows)
+    """Rows whose ground truth has ``turns`` and no top-level ``tool_calls``."""
     unbound: dict[tuple[bool, frozenset[str], frozenset[str]], _Rows] = field(default_factory=dict)
     """Rows expecting calls the row itself does not bind, grouped by (the row has schemas of
     its own, the names the row binds itself, the names it expects beyond those)."""
@@ -82,6 +88,9 @@ class RowTools:
         """Note one valid row."""
         if not sample.tools:
             self.without_schemas.add(sample)
+        truth = sample.ground_truth
+        if isinstance(truth, dict) and "turns" in truth and "tool_calls" not in truth:
+            self.multi_turn.add(sample)
         expected = _expected_names(sample.ground_truth)
         if not expected:
             return
@@ -122,6 +131,16 @@ def check_row_tools(
             f"rewards: {keys[0]}: schema: row reads each row's own tool schemas, but "
             f"{rows.count} row(s) have none (they use the config's tools): {ids}; give "
             "tool_call_match the schemas (schema: [...]) or remove schema"
+        )
+        raise ConfigError(blame(config, problem, source))
+    one_list = [s.key for s in rewards.specs if s.name in _ONE_CALL_LIST]
+    if one_list and found.multi_turn.count:
+        rows = found.multi_turn
+        ids = _rows_text([(line, sid, "") for line, sid in rows.first], rows.count)
+        problem = (
+            f"rewards: {one_list[0]} compares one list of calls, but {rows.count} row(s) have "
+            f"a ground truth in turns: {ids}; score them with env_state_match / "
+            "env_response_match"
         )
         raise ConfigError(blame(config, problem, source))
     if config.mode == "score":

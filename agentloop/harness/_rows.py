@@ -269,8 +269,11 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
     if problems:
         raise ValueError("; ".join(problems))
     answer, truth = row.get("answer"), row.get("ground_truth")
+    # A ground truth in turns holds no list of calls: a tool-call reward says why (and the
+    # config check refuses the combination).
+    in_turns = isinstance(truth, dict) and "turns" in truth and "tool_calls" not in truth
     try:  # compiled once here, for every epoch's rewards
-        expected = None if truth is None else expected_calls(truth)
+        expected = None if truth is None or in_turns else expected_calls(truth)
     except ValueError as exc:  # checked above; only a $match import can still fail
         raise ValueError(f"ground_truth: {exc}") from None
     return Sample(

@@ -64,8 +64,8 @@ def test_an_expected_call_to_a_tool_the_row_does_not_bind_is_a_warning(
         add_row(1, ground_truth=expecting("ad")),  # a typo
         add_row(2, tools=[WEATHER], ground_truth=expecting("add")),  # its schemas leave add out
         add_row(3, tools=[WEATHER], ground_truth=expecting("get_weather")),
-        add_row(4, turns=[{"tools": [WEATHER]}], ground_truth={"turns": [
-            {"tool_calls": []}, expecting("get_weather")]}),  # added by its later turn: fine
+        add_row(4, turns=[{"tools": [WEATHER]}],
+                ground_truth=expecting("get_weather")),  # added by its later turn: fine
     ]  # fmt: skip
     code, _, err = run_cli(capsys, "run", str(setup(tmp_path, rows)))
     assert code == 0  # the run goes on: the other rewards, the other rows still count
@@ -140,3 +140,31 @@ def test_the_shipped_configs_warn_of_nothing(path: Path) -> None:
         pytest.skip("bfcl-eval is not installed: pip install --no-deps 'bfcl-eval==2026.3.23'")
     config = load_config(path, overrides={"model": "scripted:x.json"})
     assert prepare(config).warnings == []
+
+
+@pytest.mark.parametrize("reward", ["tool_call_match", "exact_tool_match_reward"])
+def test_a_call_list_reward_over_a_ground_truth_in_turns_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, reward: str
+) -> None:
+    # {"turns": [...]} was read as "no calls expected": on bank.yaml the run making exactly
+    # the expected calls scored 0 and a run making none scored 1.
+    config = str(ROOT / "configs" / "bank.yaml")
+    code, _, err = run_cli(capsys, "run", config, "--set", f"rewards=[env_state_match, {reward}]",
+                           "--output-dir", str(tmp_path / "runs"))  # fmt: skip
+    assert code == 2 and not (tmp_path / "runs").exists()
+    assert f"{reward} compares one list of calls, but 2 row(s) have a ground truth in turns: " \
+        "bank-1, bank-2" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_ground_truth_in_turns_never_inverts_a_call_list_reward() -> None:
+    from agentloop.evals import exact_tool_match_reward, tool_call_match
+
+    truth = {"turns": [{"tool_calls": [{"name": "balance", "arguments": {"account": "c"}}]}]}
+    right = [{"role": "assistant", "content": None, "tool_calls": [{"id": "1", "type": "function",
+              "function": {"name": "balance", "arguments": '{"account": "c"}'}}]}]  # fmt: skip
+    none = [{"role": "assistant", "content": "done"}]
+    for reward in (tool_call_match, exact_tool_match_reward):
+        for messages in (right, none):
+            result = reward(messages, truth)
+            assert result.score == 0.0 and "turns" in result.reason, (reward, result.reason)

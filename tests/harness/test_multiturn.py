@@ -241,7 +241,7 @@ def test_a_resume_refuses_an_environment_whose_code_changed(
 def test_re_scoring_refuses_state_rewards_up_front_and_keeps_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = setup(tmp_path, [bank_row(0)], rewards=["env_state_match", "tool_call_match"])
+    config = setup(tmp_path, [bank_row(0)], rewards=["env_state_match", "qa_f1_reward"])
     assert main(["run", str(config)]) == 0
     run_dir = only_run_dir(tmp_path / "runs")
     before = sorted(p.name for p in run_dir.iterdir())
@@ -251,4 +251,4 @@ def test_re_scoring_refuses_state_rewards_up_front_and_keeps_the_others(
     assert err.count("\n") == 1
     assert "env_state_match need(s) the environment input" in err
     assert sorted(p.name for p in run_dir.iterdir()) == before  # nothing half-written
-    assert main(["score", str(run_dir), "--rewards", "tool_call_match"]) == 0
+    assert main(["score", str(run_dir), "--rewards", "qa_f1_reward"]) == 0
