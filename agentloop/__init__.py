@@ -1,8 +1,8 @@
 """agentloop: an agent tool-execution loop with built-in scoring.
 
-Every name is imported on first use (``agentloop._lazy_exports``): ``import agentloop``
-and the ``agentloop`` command start without loading LangChain or the run machinery until
-they are needed.
+The errors are imported here; the engine's and the harness's names on first use
+(``agentloop._lazy_exports``), so ``import agentloop`` and the ``agentloop`` command start
+without loading LangChain or the run machinery until they are needed.
 """
 
 from __future__ import annotations
