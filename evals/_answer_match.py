@@ -129,12 +129,12 @@ def answer_match(
         raise ValueError(f"unknown location {location!r}: use one of {', '.join(LOCATIONS)}")
     if rel_tol < 0 or abs_tol < 0:
         raise ValueError("rel_tol and abs_tol must be >= 0")
-    text = prediction if isinstance(prediction, str) else "" if prediction is None else str(prediction)
+    text = "" if prediction is None else str(prediction)
     answers = _answers(answer)
     golds = [_as_number(a) for a in answers]
     found = _numbers(text) if any(g is not None for g in golds) else []
     matched = None
-    for i, (gold_text, gold) in enumerate(zip(answers, golds)):
+    for i, (gold_text, gold) in enumerate(zip(answers, golds, strict=True)):
         if not text.strip():
             break  # an empty answer matches nothing
         if gold is not None:

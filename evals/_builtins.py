@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._answer_match import LOCATIONS, answer_match
+from ._answer_match import LOCATIONS, Location, answer_match
 from ._bfcl import bfcl_verdict
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
@@ -41,7 +41,7 @@ def _answer(
     ground_truth: Any,
     *,
     answer: Any = None,
-    location: str = "end",
+    location: Location = "end",
     rel_tol: float = 1e-9,
     abs_tol: float = 0.0,
 ) -> RewardResult[Any]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from agentloop.evals import answer_match, parse_reward_specs, qa_f1_reward, score_sample
 from hypothesis import given
 from hypothesis import strategies as st
-
-from agentloop.evals import answer_match, parse_reward_specs, qa_f1_reward, score_sample
 
 
 @pytest.mark.parametrize(

@@ -117,7 +117,9 @@ def _generation(**metadata: Any) -> Any:
         {"additional_kwargs": {"refusal": "I cannot help with that."}},
     ],
 )
-def test_refusals_and_filtered_replies_are_not_kept(refused: dict[str, Any], tmp_path: Path) -> None:
+def test_refusals_and_filtered_replies_are_not_kept(
+    refused: dict[str, Any], tmp_path: Path
+) -> None:
     cache = ResponseCache(tmp_path, identity={"model": "openai:m"})
     try:
         cache.update("prompt", "llm", [_generation(**refused)])
