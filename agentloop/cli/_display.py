@@ -35,7 +35,15 @@ def _reward_table(summary: RunSummary) -> Table:
             row.append(f"{stats.pass_at_k[k]:.3f}" if k in stats.pass_at_k else "-")
             row.append(f"{stats.pass_hat_k[k]:.3f}" if k in stats.pass_hat_k else "-")
         table.add_row(*row)
+    if any(r.pass_rate is not None for r in summary.rewards.values()):
+        table.caption = PASS_RULE
+        table.caption_justify = "left"
     return table
+
+
+PASS_RULE = (
+    "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed"
+)
 
 
 def _counts(counts: Mapping[Any, int]) -> str:

@@ -330,6 +330,7 @@ def write_summary(
         fail_on_error=config.get("fail_on_error", False),
         planned=int(planned) if planned is not None else None,
         rewards=configured_rewards(header),
+        dataset=config.get("dataset"),
     )
     if not summary.complete:
         summary.notes.insert(

@@ -15,9 +15,13 @@ results: each sample's scored epochs are averaged first, then the mean and its s
 error (sample standard deviation / sqrt(n)) are taken over samples, so repeating epochs
 does not shrink the error bar artificially.
 
-pass@k and pass^k use the unbiased estimators over a sample's n scored epochs of
+pass@k and pass^k use the unbiased estimators over a sample's n planned epochs of
 which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
-pass^k = C(c, k) / C(n, k) (all k pass), averaged over samples with n >= k.
+pass^k = C(c, k) / C(n, k) (all k pass), averaged over every planned sample. They count
+the trials the headline counts: an errored or missing epoch is a failed trial, and a
+sample with no result at all fails every trial (as τ²-bench's leaderboard can only count
+runs without such errors, a run that has them says so). The pass rate likewise: passed
+results over planned ones.
 
 Rewards are also broken down by the dataset rows' ``metadata`` (e.g. BFCL's
 ``bfcl_category``): per value of each key that groups samples (see
@@ -67,11 +71,13 @@ class RewardStats(BaseModel):
     results: int
     """Scored (sample, epoch) results."""
     pass_rate: float | None = None
-    """Fraction of scored results that passed; None without a pass threshold."""
+    """Fraction of planned results that passed (an errored or missing one failed); None
+    without a pass threshold."""
     pass_at_k: dict[int, float] = Field(default_factory=dict)
-    """k -> unbiased pass@k, for k from 1 to the number of epochs."""
+    """k -> unbiased pass@k, for k from 1 to the number of epochs, over every planned
+    sample, an errored or missing epoch counting as a failed trial."""
     pass_hat_k: dict[int, float] = Field(default_factory=dict)
-    """k -> unbiased pass^k (every one of k epochs passes)."""
+    """k -> unbiased pass^k (every one of k epochs passes), counted as ``pass_at_k``."""
 
 
 class LatencyStats(BaseModel):
@@ -326,18 +332,17 @@ class _Accumulator:
             count=n,
             results=scored,
         )
-        tallies = list(self.passes.get(key, {}).values())
-        if tallies:
-            stats.pass_rate = sum(c for _, c in tallies) / sum(t for t, _ in tallies)
+        passes = self.passes.get(key)
+        if passes:
+            # Every planned sample, each with all its epochs: a trial without a pass verdict
+            # (errored, the reward raised, missing) failed, as it scores 0 in the headline.
+            samples = max(math.ceil(planned / epochs), len(self.ids)) if epochs else 0
+            passed = [passes[i][1] if i in passes else 0 for i in self.ids]
+            passed += [0] * (samples - len(passed))  # samples with no result at all
+            stats.pass_rate = sum(passed) / planned if planned else 0.0
             for k in range(1, epochs + 1):
-                eligible = [(t, c) for t, c in tallies if t >= k]
-                if eligible:
-                    stats.pass_at_k[k] = sum(pass_at_k(t, c, k) for t, c in eligible) / len(
-                        eligible
-                    )
-                    stats.pass_hat_k[k] = sum(pass_hat_k(t, c, k) for t, c in eligible) / len(
-                        eligible
-                    )
+                stats.pass_at_k[k] = sum(pass_at_k(epochs, c, k) for c in passed) / samples
+                stats.pass_hat_k[k] = sum(pass_hat_k(epochs, c, k) for c in passed) / samples
         return stats
 
     def finish(self, epochs: int, planned: int | None, rewards: Sequence[str]) -> RunSummary:
@@ -528,12 +533,14 @@ def summarize(
     planned: int | None = None,
     superseded: Iterable[Mapping[str, Any]] = (),
     rewards: Sequence[str] = (),
+    dataset: str | None = None,
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
     epoch); ``planned`` is the number of results a finished run has; ``superseded`` are
     the older lines that retries replaced: counted, and their tokens count in
     ``tokens`` (spent, even if superseded); ``rewards``: the configured reward keys, each
-    in ``rewards`` even when no result has its score (keys found in the lines follow)."""
+    in ``rewards`` even when no result has its score (keys found in the lines follow);
+    ``dataset``: the config's (a τ²-bench run's notes say more)."""
     acc = _Accumulator()
     for line in lines:
         acc.add(line)
@@ -556,8 +563,15 @@ def summarize(
         summary.notes.append(
             f"{summary.errored} errored result(s) score 0 in each reward's score (the "
             "headline) where they have none (a reward that raised has none; the others keep "
-            "theirs); the mean over scored results leaves them out"
+            "theirs), and count as failed trials in the pass rate, pass@k and pass^k; the "
+            "mean over scored results leaves them out"
         )
+        if str(dataset or "").startswith("tau2:"):
+            summary.notes.append(
+                "not comparable with τ²-bench's leaderboard while results errored: τ²-bench "
+                "counts only runs without infrastructure errors (run them again with "
+                "--retry-errors)"
+            )
     if summary.single_turn:
         summary.notes.append(
             f"{summary.single_turn} result(s) are single-turn tool-call evaluations: the first "

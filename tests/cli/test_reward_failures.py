@@ -173,3 +173,20 @@ def test_results_written_before_reward_errors_were_kept_read_as_before(
     stats = _summary(run_dir)["rewards"]["qa_f1_reward"]
     assert (stats["headline"], stats["errored"], stats["results"]) == (0.5, 1, 1)
     assert _summary(run_dir)["errors_by_kind"] == {"reward": 1}
+
+
+def test_errored_trials_are_failed_trials_in_pass_k_as_the_table_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flaky: dict[str, Any]
+) -> None:
+    # the flaky reward raises on 3 of 7 rows in both epochs; the printed pass^k counts them
+    # as failed trials, and the table says so
+    config = add_setup(tmp_path, n=7, epochs=2, rewards=["cli_test_flaky"],
+                       pass_threshold={"cli_test_flaky": 1.0})  # fmt: skip
+    code, out, _ = run_cli(capsys, "run", str(config))
+    assert code == 0
+    summary = _summary(only_run_dir(tmp_path / "runs"))["rewards"]["cli_test_flaky"]
+    assert summary["pass_hat_k"] == {"1": pytest.approx(4 / 7), "2": pytest.approx(4 / 7)}
+    assert summary["pass_rate"] == pytest.approx(4 / 7)
+    row = _reward_row(out, "cli_test_flaky")
+    assert row[-1] == "0.571" and row[-3] == "0.571"  # pass^2, pass^1
+    assert "pass rate, pass@k, pass^k: over every planned trial, an errored one counting" in out

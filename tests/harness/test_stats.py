@@ -99,13 +99,13 @@ def test_summary_over_samples_and_epochs() -> None:
         3,
         7,
     )
-    assert r.pass_rate == pytest.approx(4 / 7)
-    # k=1 over a (1/3), b (1), c (0): c has one scored epoch, so only k=1 counts it
+    # c's errored epochs are failed trials, as in the headline: every sample has 3 trials
+    assert r.pass_rate == pytest.approx(4 / 9)
     assert r.pass_at_k[1] == pytest.approx((1 / 3 + 1 + 0) / 3)
-    assert r.pass_at_k[2] == pytest.approx((2 / 3 + 1) / 2)
-    assert r.pass_at_k[3] == pytest.approx(1.0)
-    assert r.pass_hat_k[2] == pytest.approx((0 + 1) / 2)
-    assert r.pass_hat_k[3] == pytest.approx(0.5)
+    assert r.pass_at_k[2] == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert r.pass_at_k[3] == pytest.approx((1 + 1 + 0) / 3)
+    assert r.pass_hat_k[2] == pytest.approx((0 + 1 + 0) / 3)
+    assert r.pass_hat_k[3] == pytest.approx(1 / 3)
     assert (s.results, s.samples, s.ok, s.errored) == (9, 3, 7, 2)
     assert s.errors_by_kind == {"model": 2}
     assert s.stop_reasons == {"error": 2, "final": 7}
@@ -117,6 +117,30 @@ def test_summary_over_samples_and_epochs() -> None:
     assert (r.headline, r.errored) == (pytest.approx(4.5 / 9), 2)
     # planned results missing from a killed run count 0 too
     assert summarize(lines, epochs=3, planned=12).rewards["r"].headline == pytest.approx(4.5 / 12)
+
+
+def test_errored_trials_fail_in_pass_k_and_every_task_is_in_every_k() -> None:
+    # One task passes 4 of 4; another errors in 3 of 4 (context_length_exceeded) and passes
+    # the fourth. pass^1..pass^4 read 1.0 when errored trials were dropped and tasks left
+    # out for larger k; the headline said 0.625.
+    lines = [line("a", e, 1.0) for e in range(1, 5)]
+    lines += [line("b", e, None) for e in range(1, 4)] + [line("b", 4, 1.0)]
+    r = summarize(lines, epochs=4, planned=8).rewards["r"]
+    assert r.headline == pytest.approx(5 / 8) and r.pass_rate == pytest.approx(5 / 8)
+    assert r.pass_hat_k == pytest.approx({1: (1 + 1 / 4) / 2, 2: 0.5, 3: 0.5, 4: 0.5})
+    assert r.pass_at_k == pytest.approx({1: (1 + 1 / 4) / 2, 2: (1 + 1 / 2) / 2,
+                                         3: (1 + 3 / 4) / 2, 4: 1.0})  # fmt: skip
+    # a task with no result at all (the run was killed) fails every trial
+    r = summarize(lines, epochs=4, planned=12).rewards["r"]
+    assert r.pass_hat_k[1] == pytest.approx((1 + 1 / 4) / 3)
+
+
+def test_a_tau2_run_with_errors_says_it_is_not_comparable_with_the_leaderboard() -> None:
+    lines = [line("a", 1, 1.0), line("b", 1, None)]
+    notes = summarize(lines, dataset="tau2:airline").notes
+    assert any("not comparable with τ²-bench's leaderboard" in n for n in notes)
+    assert not any("τ²-bench" in n for n in summarize(lines, dataset="x.jsonl").notes)
+    assert not any("τ²-bench" in n for n in summarize(lines[:1], dataset="tau2:airline").notes)
 
 
 def test_reward_without_threshold_has_no_pass_at_k() -> None:

@@ -66,7 +66,9 @@ function rewardTable(summary) {
     }
     table.append(el("tr", {}, cells));
   }
-  return table;
+  if (!Object.values(summary.rewards).some((r) => r.pass_rate !== null && r.pass_rate !== undefined)) return table;
+  return el("div", {}, table, el("p", { class: "note", "data-field": "pass-rule",
+    text: "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed" }));
 }
 
 function summaryPanel(summary) {
