@@ -332,7 +332,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a result prints escaped
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    out = Console(highlight=False) if sys.stdout.isatty() else Console(width=120, highlight=False)
+    width = None if sys.stdout.isatty() else 120
+    out = Console(width=width, highlight=False, emoji=False)  # user text is never rewritten
     try:
         args = parse(list(sys.argv[1:] if argv is None else argv))
         return _COMMANDS[args.command](args, out)

@@ -169,7 +169,7 @@ def print_summary(
 ) -> None:
     """Print the reward, run and error tables, then the warnings and notes (masked with
     ``scrub``)."""
-    out = console or Console()
+    out = console or Console(emoji=False)
     summary = _masked(summary, scrub)
     if summary.rewards:
         out.print(_reward_table(summary))
@@ -210,7 +210,7 @@ def print_comparison(
     scrub: Scrubber | None = None,
 ) -> None:
     """Print the deltas and up to ``limit`` changed samples (masked with ``scrub``)."""
-    out = console or Console()
+    out = console or Console(emoji=False)
     if scrub is not None and scrub.secrets:
         cmp = Comparison.model_validate(scrub.obj(cmp.model_dump(mode="json")))
     table = Table(title=escape(f"A = {cmp.a}\nB = {cmp.b}"), title_justify="left")

@@ -223,3 +223,20 @@ def test_run_eval_sync_prints_nothing(tmp_path: Path, capfd: pytest.CaptureFixtu
     outcome = run_eval_sync(load_config(config), config_path=str(config))
     assert outcome.summary.results == 3
     assert capfd.readouterr() == ("", "")
+
+
+def test_the_terminal_never_turns_user_text_into_emoji(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # rich's emoji codes were on: a sample id or model name holding ":m:" printed as an emoji
+    from tests.support.harness import add_row, add_setup, ask, call, write_json, write_jsonl
+
+    rows = [add_row(0, id="q:m:1")]
+    write_jsonl(tmp_path / "rows.jsonl", rows)
+    script = write_json(tmp_path / "s.json", {"q:m:1": [ask(call("c", "add", {"a": 0, "b": 1})),
+                                                        "wrong"]})  # fmt: skip
+    config = add_setup(tmp_path, n=1, dataset=str(tmp_path / "rows.jsonl"),
+                       model=f"scripted:{script}")  # fmt: skip
+    main(["run", str(config)])
+    out = capsys.readouterr().out
+    assert "q:m:1" in out and "Ⓜ" not in out

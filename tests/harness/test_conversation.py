@@ -98,7 +98,7 @@ def test_a_replayed_user_asked_something_new_fails_loudly(tmp_path: Path) -> Non
     write_json(tmp_path / "agent.json", {"ann": script})
     again = tmp_path / "again"
     assert main(["run", str(config), "--set", f"user.model=replay:{first}",
-                 "--output-dir", str(again)]) == 0  # fmt: skip
+                 "--output-dir", str(again)]) == 1  # fmt: skip (its one result errored)
     (line,) = read_results(only_run_dir(again))
     assert (line["status"], line["error_kind"], line["stop_reason"]) == (
         "error", "user_model", "user_error",
@@ -117,7 +117,7 @@ def test_a_user_replayed_from_a_run_without_one_has_no_recording(tmp_path: Path)
     write_jsonl(first / "results.jsonl", lines)
     again = tmp_path / "again"
     assert main(["run", str(config), "--set", f"user.model=replay:{first}",
-                 "--output-dir", str(again)]) == 0  # fmt: skip
+                 "--output-dir", str(again)]) == 1  # fmt: skip (its one result errored)
     (line,) = read_results(only_run_dir(again))
     assert line["error_kind"] == "user_model"
     assert "user model call 1: the user's side of the recording has only 0 model call(s)" in (
