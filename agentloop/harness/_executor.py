@@ -49,6 +49,8 @@ class Executor(Protocol):
 
     endpoint: str | None
     """The model's endpoint (without credentials), recorded in run.json."""
+    user_endpoint: str | None
+    """The simulated user's model's endpoint, as resolved (None without a live user)."""
 
     async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None: ...
 
@@ -142,6 +144,7 @@ class LocalPool:
         self.source = source
         self.user = user
         self.endpoint = source.endpoint
+        self.user_endpoint = user.endpoint if user is not None else None
 
     async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None:
         async def worker() -> None:

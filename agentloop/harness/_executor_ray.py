@@ -87,7 +87,8 @@ class RayWorker:
             await self._started()
         except RuntimeError as exc:
             return {"error": str(exc)}
-        return {"endpoint": self._source.endpoint}
+        user = self._user.endpoint if self._user is not None else None
+        return {"endpoint": self._source.endpoint, "user_endpoint": user}
 
     async def run(self, sample: Sample, epoch: int) -> tuple[str, bool]:
         await self._started()
@@ -133,6 +134,7 @@ class RayPool:
     def __init__(self, p: Prepared, actor_options: dict[str, Any], workers: int) -> None:
         self.p = p
         self.endpoint: str | None = None
+        self.user_endpoint: str | None = None
         self._actor_class = ray.remote(RayWorker).options(**actor_options)
         self._workers = workers
         self._actors: list[Any] = []
@@ -154,6 +156,7 @@ class RayPool:
             if "error" in info:
                 raise AgentloopError(f"ray worker: {info['error']}")
         self.endpoint = infos[0]["endpoint"]
+        self.user_endpoint = infos[0]["user_endpoint"]
 
     def _replace(self, dead: Any) -> Any:
         self._actors.remove(dead)

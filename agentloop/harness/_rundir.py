@@ -131,16 +131,15 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _user_pricing(config: EvalConfig) -> dict[str, Any]:
-    """``user_pricing`` of a run with a simulated user (its model is priced on its own)."""
+def _user_pricing(config: EvalConfig, endpoint: str | None) -> dict[str, Any]:
+    """``user_pricing`` of a run with a simulated user (its model is priced on its own, at
+    the endpoint its source resolved, as each result is charged)."""
     if config.user is None:
         return {}
-    user = config.user
     pricing = resolve_pricing(
-        user.model, user.model_options.get("base_url"), config.prices,
-        score_mode=config.mode == "score",
-    )  # fmt: skip
-    return {"user_pricing": pricing.record()}
+        config.user.model, endpoint, config.prices, score_mode=config.mode == "score"
+    )
+    return {"user_base_url": endpoint, "user_pricing": pricing.record()}
 
 
 def build_header(
@@ -150,9 +149,11 @@ def build_header(
     samples: int,
     *,
     base_url: str | None = None,
+    user_base_url: str | None = None,
 ) -> dict[str, Any]:
     """The ``run.json`` header of a new run; ``base_url`` is the model source's
-    ``endpoint`` (without credentials; None for models that call no server)."""
+    ``endpoint`` (without credentials; None for models that call no server), and
+    ``user_base_url`` the simulated user's."""
     from agentloop import __version__
 
     redacted = redacted_config(config)
@@ -171,7 +172,7 @@ def build_header(
         "pricing": resolve_pricing(
             config.model, base_url, config.prices, score_mode=config.mode == "score"
         ).record(),
-        **_user_pricing(config),
+        **_user_pricing(config, user_base_url),
         "versions": _versions(),
         "dataset": {
             "path": config.dataset,
@@ -257,6 +258,7 @@ def open_run(
     allow_changed: bool = False,
     retry_errors: bool = False,
     base_url: str | None = None,
+    user_base_url: str | None = None,
 ) -> Iterator[tuple[Path, dict[str, Any], set[tuple[str, int]]]]:
     """Create a run directory, or reopen one to resume, holding its writer lock:
     ``with open_run(...) as (run_dir, header, done)``, ``done`` being the (id, epoch)
@@ -268,7 +270,9 @@ def open_run(
         run_dir = new_run_dir(config.output_dir, config.run_name(config_path))
         lock = RunLock(run_dir)
         try:
-            header = build_header(config, config_path, scan, samples, base_url=base_url)
+            header = build_header(
+                config, config_path, scan, samples, base_url=base_url, user_base_url=user_base_url
+            )
             write_json_atomic(run_dir / HEADER_FILE, header, scrub)
             yield run_dir, header, set()
         finally:

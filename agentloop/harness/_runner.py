@@ -106,6 +106,7 @@ async def run_eval(
             allow_changed=allow_changed,
             retry_errors=retry_errors,
             base_url=executor.endpoint,
+            user_base_url=executor.user_endpoint,
         )
         # The run directory stays locked (one writer) until its summary is written.
         with opened as (run_dir, header, done):

@@ -298,3 +298,25 @@ def test_rewards_and_factories_see_the_rows_scenario() -> None:
     }  # fmt: skip
     assert "user_scenario" not in sample_row(parse_line(json.dumps({"messages": [
         {"role": "user", "content": "hi"}]}), 2))  # fmt: skip
+
+
+def test_the_users_price_in_run_json_is_the_one_each_result_is_charged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run.json priced the user at model_options.base_url (unset: OpenAI's own host, so a
+    # known price) while each result was charged at the endpoint the source resolved
+    # (OPENAI_BASE_URL: a server the table has no price for).
+    with StubServer(handler=HelpDeskServer()) as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-stub")
+        config = setup(tmp_path, [desk_row("ann")], model="openai:gpt-4o-mini", preflight=False,
+                       user={"model": "openai:gpt-4o-mini",
+                             "instructions": "You are a customer. {scenario}"})  # fmt: skip
+        assert main(["run", str(config)]) == 0
+    run_dir = only_run_dir(tmp_path / "runs")
+    (line,) = read_results(run_dir)
+    header = json.loads((run_dir / "run.json").read_text())
+    assert header["user_base_url"] == header["base_url"] == stub.url
+    for pricing in (header["pricing"], header["user_pricing"]):
+        assert pricing["usd_per_million"] is None and "127.0.0.1" in pricing["source"]
+    assert line["cost_usd"] is None
