@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentloop._content import content_text
 from agentloop._tool_calls import field as get
 
 __all__ = [
@@ -71,23 +72,7 @@ def role_of(msg: Any) -> str | None:
     return _ROLES.get(kind, kind) if isinstance(kind, str) else None
 
 
-def text_of(content: Any) -> str:
-    """Message content as text: strings as is, text blocks joined, anything else empty.
-
-    >>> text_of([{"type": "text", "text": "a"}, "b", {"type": "image_url"}]), text_of(None)
-    ('ab', '')
-    """
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        return "".join(parts)
-    return ""
+text_of = content_text  # one reading of a content's text (agentloop._content)
 
 
 def _messages_of(obj: Any) -> list[Any]:

@@ -41,6 +41,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentloop._content import content_text
 from agentloop.benchmarks._tau2_env import Tau2Environment
 from agentloop.evals import RewardResult
 
@@ -108,18 +109,6 @@ class Tau2Details(BaseModel):
     nl_assertions: list[CheckResult] = Field(default_factory=list)
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            b if isinstance(b, str) else str(b.get("text", ""))
-            for b in content
-            if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
-        )
-    return "" if content is None else str(content)
-
-
 def conversation_of(trajectory: Any) -> Conversation:
     """A Trajectory's calls (the user's too, from ``calls_in_order()`` when the run had a
     simulated user), the agent's texts and the transcript."""
@@ -141,7 +130,7 @@ def conversation_of(trajectory: Any) -> Conversation:
     for message in trajectory.messages:
         if isinstance(message, SystemMessage):
             continue
-        content = _text(message.content)
+        content = content_text(message.content)
         role = {"ai": "assistant", "human": "user"}.get(message.type, message.type)
         transcript.append((role, content if content.strip() else "None"))
         if isinstance(message, AIMessage):
@@ -281,7 +270,7 @@ def _ask_judge(spec: str, params: Mapping[str, Any], sample_id: str, prompt: str
             reply = await model.ainvoke(
                 [SystemMessage(content=_JUDGE_SYSTEM), HumanMessage(content=prompt)]
             )
-            return _text(reply.content)
+            return content_text(reply.content)
 
     answer: list[str] = []
     failure: list[BaseException] = []

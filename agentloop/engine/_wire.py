@@ -27,6 +27,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from agentloop._content import content_text
 from agentloop._tool_calls import NO_NAME, call_fields, decode_arguments, field, invalid_call
 
 __all__ = ["EXTRA_KEY", "from_wire", "is_wire", "message_text", "message_to_openai", "to_wire"]
@@ -37,17 +38,7 @@ _ROLE_TYPES = {"system": "system", "developer": "system", "user": "human",
 _PLAIN = (SystemMessage, HumanMessage, AIMessage, ToolMessage)
 
 
-def message_text(content: Any) -> str:
-    """A message content's text: the string, or its text blocks joined."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
+message_text = content_text  # one reading of a content's text (agentloop._content)
 
 
 def message_to_openai(message: BaseMessage) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
+from agentloop._content import content_text
 from agentloop._tool_calls import call_fields, lenient_texts, split_calls
 from agentloop.engine import (
     ContentCallParser,
@@ -147,7 +148,7 @@ def _calls_in_text(
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """Calls written in a reply's text, each with the id of the tool message answering it
     (the ones right after the reply, in order); text calls carry no id of their own."""
-    found = parse(_text(messages[index].content))
+    found = parse(content_text(messages[index].content))
     answers = []
     for message in messages[index + 1 :]:
         if not isinstance(message, ToolMessage):
@@ -157,16 +158,6 @@ def _calls_in_text(
         (answers[i] if i < len(answers) else f"call_{index}_{i}", name, args)
         for i, (name, args) in enumerate(found)
     ]
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b if isinstance(b, str) else str(b.get("text", ""))
-        for b in content
-        if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
-    )
 
 
 @dataclass

@@ -40,6 +40,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from llama_cpp import Llama, LlamaGrammar
 from llama_cpp.llama_chat_format import register_chat_completion_handler
 
+from agentloop._content import content_text
+
 __all__ = ["FORMAT", "chat_handler", "serve", "tool_instructions", "turn_end"]
 
 FORMAT = "agentloop"
@@ -91,12 +93,6 @@ def turn_end(text: str, calls: bool) -> tuple[int, bool] | None:
     return None
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, list):  # content parts: their text, in order
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
 def _call_text(call: dict[str, Any]) -> str:
     function = call.get("function") or {}
     raw = function.get("arguments")
@@ -118,7 +114,7 @@ def prompt_messages(
     if instructions is not None:
         turns.append({"role": "system", "content": instructions})
     for message in messages:
-        role, text = message.get("role"), _text(message.get("content"))
+        role, text = message.get("role"), content_text(message.get("content"))
         if role == "assistant":
             calls = [_call_text(c) for c in message.get("tool_calls") or []]
             text = "\n".join([text, *calls] if text else calls)
