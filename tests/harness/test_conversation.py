@@ -165,7 +165,7 @@ def test_rows_and_config_that_do_not_go_together_are_errors_of_their_sample(
         lines["plain"]["error"]
     )
     no_user = setup(tmp_path, [desk_row("ann")], user=None, output_dir=str(tmp_path / "r2"))
-    assert main(["run", str(no_user)]) == 0
+    assert main(["run", str(no_user)]) == 1  # its one result errored
     (line,) = read_results(only_run_dir(tmp_path / "r2"))
     assert line["error_kind"] == "dataset"
     assert "the row has a user_scenario but the config no user:" in line["error"]

@@ -126,7 +126,7 @@ def test_replay_refuses_a_changed_later_turn(tmp_path: Path) -> None:
     changed["turns"][0]["messages"][0]["content"] = "Now deposit 6 into bob."
     config = setup(tmp_path, [changed], model=f"replay:{run_dir}",
                    output_dir=str(tmp_path / "again"))  # fmt: skip
-    assert main(["run", str(config)]) == 0
+    assert main(["run", str(config)]) == 1  # its one result errored
     (line,) = read_results(only_run_dir(tmp_path / "again"))
     assert line["status"] == "error"
     assert "model call 3: message 4 (user) differs in content" in line["error"]

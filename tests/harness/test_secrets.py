@@ -128,7 +128,7 @@ def test_tool_results_answers_and_config_are_scrubbed(
 @pytest.mark.usefixtures("secrets")
 def test_model_errors_are_scrubbed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = add_setup(tmp_path, n=3, model="harness-leaky:x")
-    assert main(["run", str(config)]) == 0
+    assert main(["run", str(config)]) == 1  # every result errored
     run_dir = only_run_dir(tmp_path / "runs")
     _assert_clean(run_dir)
     lines = {

@@ -94,8 +94,9 @@ def test_a_prompt_file_is_read_recorded_and_checked_on_resume(
     run_dir = only_run_dir(tmp_path / "runs")
     assert _sent(run_dir)["plain"][0] == ("system", "You are terse.\nAnswer in one word.\n")
     header = json.loads((run_dir / "run.json").read_text())
-    assert header["config"]["system_prompt"] == "@prompts/sys.txt"
-    assert header["inputs"]["system prompt @prompts/sys.txt"] == {
+    # a config's own paths are read from its folder, and recorded as found
+    assert header["config"]["system_prompt"] == f"@{prompt}"
+    assert header["inputs"][f"system prompt @{prompt}"] == {
         "file": str(prompt),
         "sha256": hashlib.sha256(prompt.read_bytes()).hexdigest(),
     }
@@ -105,18 +106,18 @@ def test_a_prompt_file_is_read_recorded_and_checked_on_resume(
     assert main(["run", "--resume", str(run_dir)]) == 2
     assert capsys.readouterr().err == (
         f"agentloop: error: cannot resume {run_dir}: changed since the run started: "
-        "system prompt @prompts/sys.txt (add --allow-changed to resume anyway)\n"
+        f"system prompt @{prompt} (add --allow-changed to resume anyway)\n"
     )
     assert main(["run", "--resume", str(run_dir), "--allow-changed"]) == 0
     entry = json.loads((run_dir / "run.json").read_text())["resumed_at"][-1]
-    assert list(entry["allowed_changes"]) == ["system prompt @prompts/sys.txt"]
+    assert list(entry["allowed_changes"]) == [f"system prompt @{prompt}"]
 
 
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ("@prompts/missing.txt", "system_prompt: file not found: prompts/missing.txt"),
-        ("@empty.txt", "system_prompt: the file empty.txt is empty"),
+        ("@prompts/missing.txt", "system_prompt: file not found: {tmp}/prompts/missing.txt"),
+        ("@empty.txt", "system_prompt: the file {tmp}/empty.txt is empty"),
         ("  ", "system_prompt: the text is empty"),
     ],
 )
@@ -126,6 +127,7 @@ def test_a_bad_prompt_is_one_line_before_anything_runs(
     (tmp_path / "empty.txt").write_text("\n")
     config = _setup(tmp_path, system_prompt=value)
     assert main(["run", str(config)]) == 2
+    problem = problem.format(tmp=tmp_path)  # where it was looked for: the config's folder
     assert capsys.readouterr().err == f"agentloop: error: {config}: {problem}\n"
     assert not (tmp_path / "runs").exists()
 

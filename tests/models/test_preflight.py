@@ -172,7 +172,7 @@ def test_the_check_can_be_skipped(
 ) -> None:
     code = main(["run", str(_config(tmp_path, closed_url)), *skip])
     capsys.readouterr()
-    assert code == 0  # fail_on_error is false: the samples error, the run goes on
+    assert code == 1  # the samples error and the run goes on; every result errored: exit 1
     run_dir = only_run_dir(tmp_path / "runs")
     errors = {line["error"].partition(": ")[2] for line in read_results(run_dir)}
     assert errors == {f"Connection error. ({closed_url})"}

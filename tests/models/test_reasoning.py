@@ -128,7 +128,8 @@ def test_a_changed_reasoning_setting_is_another_request(
     assert "the config differs from the run's in: reasoning" in err
 
     no_cache = write_config(config, **{**yaml.safe_load(config.read_text()), "cache": False})
-    replayed = run_once(no_cache, "--model", f"replay:{run_dir}", "--set", "reasoning.effort=high")
+    replayed = run_once(no_cache, "--model", f"replay:{run_dir}", "--set",
+                        "reasoning.effort=high", code=1)  # fmt: skip
     (line,) = read_results(replayed)
     assert line["status"] == "error"
     assert ('params differs: recorded {"reasoning":{"effort":"low"}}, '

@@ -143,7 +143,7 @@ def test_the_api_is_part_of_the_cache_key_the_resume_check_and_the_replay(
 
     # Through the chat API the same conversation is another request: a cache miss,
     # sent to /chat/completions (which this stub does not serve: the sample errs).
-    chat = run_once(config, "--set", "model_options.api=chat_completions")
+    chat = run_once(config, "--set", "model_options.api=chat_completions", code=1)
     assert stub.paths[2:] == ["/v1/chat/completions"]
     (line,) = read_results(chat)
     assert line["status"] == "error"
@@ -154,7 +154,7 @@ def test_the_api_is_part_of_the_cache_key_the_resume_check_and_the_replay(
     assert "the config differs from the run's in: model_options" in capsys.readouterr().err
 
     replayed = run_once(config, "--model", f"replay:{run_dir}", "--set", "cache=false",
-                    "--set", "model_options.api=chat_completions")  # fmt: skip
+                        "--set", "model_options.api=chat_completions", code=1)  # fmt: skip
     (line,) = read_results(replayed)
     assert line["status"] == "error"
     assert "api differs: recorded 'responses', now 'chat_completions'" in line["error"]

@@ -151,14 +151,15 @@ def only_run_dir(output_dir: Path) -> Path:
     return dirs[0]
 
 
-def run_once(config: Path, *extra: str) -> Path:
-    """``agentloop run CONFIG --no-preflight EXTRA...``, which must succeed; the run
-    directory it made (under the config's ``runs/``)."""
+def run_once(config: Path, *extra: str, code: int = 0) -> Path:
+    """``agentloop run CONFIG --no-preflight EXTRA...``, which must exit with ``code`` (0:
+    it succeeds; 1: every result errored); the run directory it made (under the config's
+    ``runs/``)."""
     from agentloop.cli._commands import main
 
     out = config.parent / "runs"
     before = set(out.iterdir()) if out.exists() else set()
-    assert main(["run", str(config), "--no-preflight", *extra]) == 0
+    assert main(["run", str(config), "--no-preflight", *extra]) == code
     (run_dir,) = set(out.iterdir()) - before
     return run_dir
 
