@@ -28,6 +28,12 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	$(EDITABLE_FIRST)
 	touch $@
 
+# AgentDojo (agentloop[agentdojo]) likewise, in $(VENV)/agentdojo: its package requires every
+# provider SDK and langchain, and importing its suites imports its model clients: the SDKs the
+# test extra already brings (openai, anthropic, google-genai) serve, cohere comes without its
+# dependencies but the two its import needs (tokenizers, fastavro). About 41 MB in all, against
+# 151 MB for `pip install agentloop[agentdojo]` over agentloop.
+AGENTDOJO := 'agentdojo==0.1.35' 'cohere==7.3.1' 'tokenizers==0.23.3' 'fastavro==1.13.1'
 # inspect-evals gives τ²-bench's task and database files (dataset: tau2:<domain>), likewise
 # without its dependencies, in $(VENV)/inspect-evals.
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>) and its multi-turn classes. Its
@@ -42,6 +48,8 @@ $(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'
 	$(PIP) 'mpmath==1.3.0'  # BFCL's MathAPI (multi-turn)
 	$(PIP) --no-deps --upgrade --target $(VENV)/inspect-evals 'inspect-evals==0.26.0'  # τ²-bench's files
+	$(PIP) --no-deps --upgrade --target $(VENV)/agentdojo $(AGENTDOJO)
+	$(PIP) 'deepdiff==9.1.0' 'email-validator==2.4.0'  # AgentDojo's tasks and environments
 	touch $@
 
 # The linters, beside what the tests need (mypy reads the optional packages' types).
