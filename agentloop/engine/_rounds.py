@@ -67,13 +67,7 @@ def _usage(message: AIMessage) -> TokenUsage | None:
     meta = message.usage_metadata
     if not meta:
         return None
-    return TokenUsage(
-        input_tokens=meta.get("input_tokens", 0),
-        output_tokens=meta.get("output_tokens", 0),
-        total_tokens=meta.get("total_tokens", 0),
-        cached_input_tokens=(meta.get("input_token_details") or {}).get("cache_read") or 0,
-        reasoning_tokens=(meta.get("output_token_details") or {}).get("reasoning") or 0,
-    )
+    return TokenUsage.from_usage_metadata(meta)
 
 
 def _not_run(calls: Sequence[PendingCall]) -> list[ToolCallRecord]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
@@ -59,13 +60,14 @@ _NOT_RUN = frozenset({"round_limit", "not_run"})
 
 class TokenUsage(BaseModel):
     """Token counts as the model reported them (zero when it reported none), read from
-    LangChain's ``usage_metadata``. The cached and reasoning counts are parts of the input
-    and output counts, not additions to them."""
+    LangChain's ``usage_metadata`` (``from_usage_metadata``). The cached, cache-write and
+    reasoning counts are parts of the input and output counts, not additions to them."""
 
     input_tokens: int = 0
-    """Prompt tokens, those read from the provider's prompt cache included."""
+    """Prompt tokens, those read from or written to the provider's prompt cache included."""
     output_tokens: int = 0
-    """Completion tokens, reasoning tokens included."""
+    """Completion tokens, reasoning tokens included (also where the provider reports them
+    apart: see ``from_usage_metadata``)."""
     total_tokens: int = 0
     """Input plus output tokens."""
     cached_input_tokens: int = 0
@@ -73,6 +75,47 @@ class TokenUsage(BaseModel):
     lower rate): ``input_token_details.cache_read``."""
     reasoning_tokens: int = 0
     """Of ``output_tokens``, those the model spent reasoning: ``output_token_details.reasoning``."""
+    cache_write_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider wrote to its prompt cache (billed at its
+    cache-write rate): ``input_token_details.cache_creation``, or Anthropic's
+    ``ephemeral_5m_input_tokens`` plus ``ephemeral_1h_input_tokens``. 0 in records made
+    before it was kept."""
+    cache_write_1h_input_tokens: int = 0
+    """Of ``cache_write_input_tokens``, those written for an hour (Anthropic's
+    ``ephemeral_1h_input_tokens``, billed at a rate of their own). 0 in records made
+    before it was kept."""
+
+    @classmethod
+    def from_usage_metadata(cls, meta: Mapping[str, Any]) -> TokenUsage:
+        """The counts of one reply's ``usage_metadata``, in LangChain's convention (the
+        details are parts of ``input_tokens`` and ``output_tokens``). A provider that
+        reports its reasoning tokens outside the completion tokens (xAI: ``total_tokens``
+        is prompt + completion + reasoning) is read as one that includes them: its
+        reasoning is added to ``output_tokens``, since it is billed as output."""
+        inputs = meta.get("input_token_details") or {}
+        outputs = meta.get("output_token_details") or {}
+        input_tokens = meta.get("input_tokens") or 0
+        output_tokens = meta.get("output_tokens") or 0
+        total = meta.get("total_tokens") or 0
+        reasoning = _part(outputs, "reasoning")
+        if reasoning and (
+            reasoning > output_tokens or total == input_tokens + output_tokens + reasoning
+        ):
+            output_tokens += reasoning
+            total = max(total, input_tokens + output_tokens)
+        # langchain-anthropic splits the writes by lifetime and then sets cache_creation
+        # to 0; the larger reading holds whether or not an integration does so.
+        one_hour = inputs.get("ephemeral_1h_input_tokens") or 0
+        split = (inputs.get("ephemeral_5m_input_tokens") or 0) + one_hour
+        return cls(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=total,
+            cached_input_tokens=_part(inputs, "cache_read"),
+            reasoning_tokens=reasoning,
+            cache_write_input_tokens=max(inputs.get("cache_creation") or 0, split),
+            cache_write_1h_input_tokens=one_hour,
+        )
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -81,7 +124,20 @@ class TokenUsage(BaseModel):
             total_tokens=self.total_tokens + other.total_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
+            cache_write_1h_input_tokens=self.cache_write_1h_input_tokens
+            + other.cache_write_1h_input_tokens,
         )
+
+
+def _part(details: Mapping[str, Any], name: str) -> int:
+    """A count of ``input_token_details`` or ``output_token_details``: langchain-openai
+    names those of a request served at OpenAI's flex or priority tier with the tier first
+    (``flex_cache_read``, ``priority_reasoning``)."""
+    for key in (name, f"flex_{name}", f"priority_{name}"):
+        if details.get(key):
+            return int(details[key])
+    return 0
 
 
 class ToolCallRecord(BaseModel):

@@ -211,8 +211,9 @@ class EvalConfig(BaseModel):
     """With ``cache``: seconds after which a stored reply is no longer reused."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """USD per million tokens by model spec (``openai:gpt-4o-mini: {input: 0.15,
-    cached_input: 0.075, output: 0.6}``; optional ``reasoning`` and ``max_input_tokens``):
-    used instead of agentloop's price table (see ``agentloop.harness._cost``)."""
+    cached_input: 0.075, output: 0.6}``; optional ``cache_write``, ``cache_write_1h``,
+    ``reasoning`` and ``max_input_tokens``): used instead of agentloop's price table (see
+    ``agentloop.harness._cost``)."""
     preflight: bool = True
     """Before the first sample, check with one cheap request that the model's endpoint
     answers (``openai:``); false (or ``--no-preflight``) skips the check."""

@@ -16,12 +16,18 @@ The price of a run's model is found once, in this order:
 4. Otherwise the price is unknown: the cost is null with the reason, never 0.
 
 A step served from the response cache (``StepRecord.cached``) made no request and costs
-nothing. A request's cost is ``(input - cached_input) * input + cached_input *
-cached_input + (output - reasoning) * output + reasoning * reasoning`` (rates per
-million tokens; reasoning at the output rate unless the price names its own). It is
-unknown when the model reported no usage, when the prompt had cached tokens and the price
-has no ``cached_input`` rate, or when it had more input tokens than the price's
-``max_input_tokens`` (a higher tier the table does not hold).
+nothing. A request's cost, with rates per million tokens, is::
+
+    (input - cached_input - cache_write) * input + cached_input * cached_input
+      + (cache_write - cache_write_1h) * cache_write + cache_write_1h * cache_write_1h
+      + (output - reasoning) * output + reasoning * reasoning
+
+(reasoning at the output rate unless the price names its own; the token counts as
+``TokenUsage`` reads them, reasoning inside the output even where a provider reports it
+apart). It is unknown when the model reported no usage, when the prompt had tokens read
+from or written to the provider's cache and the price has no rate for them
+(``cached_input``, ``cache_write``, ``cache_write_1h``), or when it had more input tokens
+than the price's ``max_input_tokens`` (a higher tier the table does not hold).
 """
 
 from __future__ import annotations
@@ -67,6 +73,12 @@ class ModelPrice(BaseModel):
     cached_input: float | None = Field(default=None, ge=0)
     """Prompt tokens read from the provider's prompt cache; unset: a request that reports
     cached tokens has an unknown cost."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Prompt tokens written to the provider's prompt cache (Anthropic's 5-minute cache
+    writes); unset: a request that reports such tokens has an unknown cost."""
+    cache_write_1h: float | None = Field(default=None, ge=0)
+    """Prompt tokens written to the provider's prompt cache for an hour (Anthropic's 1-hour
+    cache writes); unset: a request that reports such tokens has an unknown cost."""
     reasoning: float | None = Field(default=None, ge=0)
     """Reasoning tokens, where the provider bills them apart; unset: the output rate."""
     max_input_tokens: int | None = Field(default=None, ge=1)
@@ -149,11 +161,15 @@ def _step_cost(step: StepRecord, price: ModelPrice) -> float | str:
     if usage is None:
         return "the model reported no token usage"
     cached = min(usage.cached_input_tokens, usage.input_tokens)
-    if cached and price.cached_input is None:
-        return (
-            f"{cached} prompt tokens were read from the provider's cache and the price has "
-            "no cached_input rate"
-        )
+    written = min(usage.cache_write_input_tokens, usage.input_tokens - cached)
+    hour = min(usage.cache_write_1h_input_tokens, written)
+    for count, rate, name, what in (
+        (cached, price.cached_input, "cached_input", "read from the provider's cache"),
+        (written - hour, price.cache_write, "cache_write", "written to the provider's cache"),
+        (hour, price.cache_write_1h, "cache_write_1h", "written to its cache for an hour"),
+    ):
+        if count and rate is None:
+            return f"{count} prompt tokens were {what} and the price has no {name} rate"
     if price.max_input_tokens is not None and usage.input_tokens > price.max_input_tokens:
         return (
             f"a request of {usage.input_tokens} prompt tokens is above the price's "
@@ -162,8 +178,10 @@ def _step_cost(step: StepRecord, price: ModelPrice) -> float | str:
     reasoning = min(usage.reasoning_tokens, usage.output_tokens)
     reasoning_rate = price.output if price.reasoning is None else price.reasoning
     dollars = (
-        (usage.input_tokens - cached) * price.input
+        (usage.input_tokens - cached - written) * price.input
         + cached * (price.cached_input or 0.0)
+        + (written - hour) * (price.cache_write or 0.0)
+        + hour * (price.cache_write_1h or 0.0)
         + (usage.output_tokens - reasoning) * price.output
         + reasoning * reasoning_rate
     )

@@ -34,7 +34,8 @@ its result (``agentloop._records.latest_results``, which every reader uses):
     reward, and ``scores`` keeps the other rewards'; lines written before this field
     have ``scores`` empty on every errored line), ``stop_reason``, ``rounds``,
     ``tool_calls_by_status``, ``usage`` (``input_tokens``, ``output_tokens``,
-    ``total_tokens``, ``cached_input_tokens``, ``reasoning_tokens``), ``cost_usd`` (null
+    ``total_tokens``, ``cached_input_tokens``, ``reasoning_tokens``,
+    ``cache_write_input_tokens``, ``cache_write_1h_input_tokens``), ``cost_usd`` (null
     when unknown) and ``cost_unknown`` (why), ``wall_time_s`` (the
     sample's wall time, scoring included), ``started_at`` (ISO 8601), ``answer``,
     ``ground_truth``, ``metadata`` (copied from the row, so a results file can be

@@ -255,11 +255,30 @@ class CompatChatOpenAI(ChatOpenAI):
         verdict) can read that text as the benchmark would.
 
         The reasoning a server returns beside the content (``reasoning_content``,
-        ``reasoning``), which LangChain drops, is kept (``_keep_reasoning``)."""
+        ``reasoning``), which LangChain drops, is kept (``_keep_reasoning``), and so are the
+        prompt tokens DeepSeek's API read from its cache (``_keep_cache_hits``)."""
         data = response.model_dump() if isinstance(response, openai.BaseModel) else response
         result = self._read_calls(response, data, generation_info)
         self._keep_reasoning(data, result)
+        self._keep_cache_hits(data, result)
         return result
+
+    @staticmethod
+    def _keep_cache_hits(data: dict[str, Any], result: ChatResult) -> None:
+        """DeepSeek's API reports the prompt tokens it read from its cache as
+        ``usage.prompt_cache_hit_tokens`` (``prompt_tokens`` is hits plus misses), which
+        LangChain's reading of an OpenAI completion does not know: they become the reply's
+        ``input_token_details.cache_read`` (as langchain-deepseek reads them), unless the
+        server also reported OpenAI's own ``cached_tokens``."""
+        usage = data.get("usage") if isinstance(data, dict) else None
+        hits = usage.get("prompt_cache_hit_tokens") if isinstance(usage, dict) else None
+        if type(hits) is not int or hits <= 0:
+            return
+        for generation in result.generations:
+            message = generation.message
+            if isinstance(message, AIMessage) and message.usage_metadata:
+                details = message.usage_metadata.setdefault("input_token_details", {})
+                details.setdefault("cache_read", hits)
 
     @staticmethod
     def _keep_reasoning(data: dict[str, Any], result: ChatResult) -> None:

@@ -83,7 +83,8 @@ def test_usage_details_and_cost_reach_results_and_summary(
     for line in lines:
         assert line["usage"] == {"input_tokens": 2200, "output_tokens": 350,
                                  "total_tokens": 2550, "cached_input_tokens": 1400,
-                                 "reasoning_tokens": 200}  # fmt: skip
+                                 "reasoning_tokens": 200, "cache_write_input_tokens": 0,
+                                 "cache_write_1h_input_tokens": 0}  # fmt: skip
         call_step, answer_step = line["trajectory"]["steps"]
         assert call_step["usage"]["reasoning_tokens"] == 200 and not call_step["cached"]
         assert answer_step["usage"]["cached_input_tokens"] == 1000
@@ -216,7 +217,9 @@ def test_anthropic_cache_reads_and_thinking_tokens_are_counted_and_priced(
         assert main(["run", str(config), "--no-preflight"]) == 0
     (line,) = read_results(only_run_dir(tmp_path / "runs"))
     assert line["usage"] == {"input_tokens": 2050, "output_tokens": 410, "total_tokens": 2460,
-                             "cached_input_tokens": 1900, "reasoning_tokens": 300}  # fmt: skip
+                             "cached_input_tokens": 1900, "reasoning_tokens": 300,
+                             "cache_write_input_tokens": 0,
+                             "cache_write_1h_input_tokens": 0}  # fmt: skip
     assert line["cost_usd"] == pytest.approx((150 * 3.0 + 1900 * 0.3 + 410 * 15.0) / 1e6)
 
 
@@ -325,3 +328,30 @@ def test_a_reasoning_rate_and_a_longer_prompt_than_the_price_holds() -> None:
                               "final")  # fmt: skip
     unknown = (None, "the model reported no token usage")
     assert sample_cost(silent, Pricing(price, "test")) == unknown
+
+
+def test_the_tables_cache_write_rates_are_anthropics_multipliers() -> None:
+    """Anthropic's pricing page: 5-minute cache writes cost 1.25x the input rate, 1-hour
+    writes 2x; a model whose page figures were not confirmed has neither (its writes then
+    cost unknown, never the input rate)."""
+    models = price_table()["providers"]["anthropic"]["models"]
+    priced = {name: p for name, p in models.items() if "cache_write" in p}
+    assert "claude-sonnet-4-5" in priced and "claude-haiku-4-5-20251001" in priced
+    for name, price in priced.items():
+        assert price["cache_write"] == pytest.approx(1.25 * price["input"]), name
+        assert price["cache_write_1h"] == pytest.approx(2 * price["input"]), name
+    sonnet = resolve_pricing("anthropic:claude-sonnet-4-5", "anthropic", {}).price
+    assert sonnet is not None and (sonnet.cache_write, sonnet.cache_write_1h) == (3.75, 6)
+    for provider in ("openai", "google_genai", "deepseek", "mistralai", "groq", "xai"):
+        assert not any("cache_write" in p for p in price_table()["providers"][provider]
+                       ["models"].values()), provider  # fmt: skip
+
+
+def test_usage_recorded_before_cache_writes_were_kept_still_reads() -> None:
+    from agentloop.engine import StepRecord, TokenUsage
+
+    old = {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12,
+           "cached_input_tokens": 4, "reasoning_tokens": 1}  # fmt: skip
+    step = StepRecord.model_validate({"latency_s": 0.1, "usage": old})
+    assert step.usage == TokenUsage(**old)
+    assert (step.usage.cache_write_input_tokens, step.usage.cache_write_1h_input_tokens) == (0, 0)

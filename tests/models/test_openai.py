@@ -78,7 +78,9 @@ def test_tool_round_then_answer_with_usage(stub: StubServer) -> None:
     assert traj.stop_reason == "final" and traj.final_answer == "5"
     assert [c.status for c in traj.tool_calls()] == ["ok"]
     assert traj.usage.model_dump() == {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35,
-                                       "cached_input_tokens": 0, "reasoning_tokens": 0}  # fmt: skip
+                                       "cached_input_tokens": 0, "reasoning_tokens": 0,
+                                       "cache_write_input_tokens": 0,
+                                       "cache_write_1h_input_tokens": 0}  # fmt: skip
     assert [s.usage.total_tokens for s in traj.steps if s.usage] == [14, 21]
     first, second = stub.requests
     assert [t["function"]["name"] for t in first["tools"]] == ["add"]

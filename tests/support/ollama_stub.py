@@ -33,11 +33,11 @@ def chat_reply(
     return parts
 
 
-def _chunk(message: dict[str, Any], done: bool) -> dict[str, Any]:
+def _chunk(message: dict[str, Any], done: bool, counts: dict[str, int]) -> dict[str, Any]:
     chunk: dict[str, Any] = {"model": "stub", "created_at": "2026-11-25T00:00:00Z",
                              "message": message, "done": done}  # fmt: skip
     if done:
-        chunk.update(done_reason="stop", prompt_eval_count=9, eval_count=4)
+        chunk.update(done_reason="stop", **counts)
     return chunk
 
 
@@ -47,6 +47,8 @@ class OllamaStub(LoopbackServer):
     def __init__(self, handler: Callable[[dict[str, Any]], list[dict[str, Any]]]) -> None:
         self.requests: list[dict[str, Any]] = []
         self.handler = handler
+        self.counts = {"prompt_eval_count": 9, "eval_count": 4}
+        """The token counts of the final ``done`` part (Ollama's names)."""
         lock = threading.Lock()
         stub = self
 
@@ -58,8 +60,8 @@ class OllamaStub(LoopbackServer):
                     return  # ChatOllama always streams
                 with lock:
                     stub.requests.append(body)
-                chunks = [_chunk(p, False) for p in stub.handler(body)]
-                chunks.append(_chunk({"role": "assistant", "content": ""}, True))
+                chunks = [_chunk(p, False, stub.counts) for p in stub.handler(body)]
+                chunks.append(_chunk({"role": "assistant", "content": ""}, True, stub.counts))
                 data = b"".join(json.dumps(c).encode() + b"\n" for c in chunks)
                 send_bytes(self, 200, data, "application/x-ndjson")
 
