@@ -8,12 +8,12 @@ import doctest
 from typing import Any
 
 import pytest
+from agentloop.evals import parse_reward_specs, score_sample
 from langchain_core.messages import AIMessage, HumanMessage
 
 import agentloop._content
 from agentloop import Trajectory
 from agentloop._content import content_text
-from agentloop.evals import parse_reward_specs, score_sample
 
 BLOCKS: list[Any] = [
     {"type": "reasoning", "text": "the user wants a city"},
