@@ -34,8 +34,8 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 # dependencies but the two its import needs (tokenizers, fastavro). About 41 MB in all, against
 # 151 MB for `pip install agentloop[agentdojo]` over agentloop.
 AGENTDOJO := 'agentdojo==0.1.35' 'cohere==7.3.1' 'tokenizers==0.23.3' 'fastavro==1.13.1'
-# inspect-evals gives τ²-bench's task and database files (dataset: tau2:<domain>), likewise
-# without its dependencies, in $(VENV)/inspect-evals.
+# inspect-evals gives τ²-bench's files from before 1.0 (dataset: tau2:<domain>@0.2; the
+# current ones ship with agentloop), likewise without its dependencies, in $(VENV)/inspect-evals.
 # bfcl-eval gives BFCL's data (dataset: bfcl:<category>) and its multi-turn classes. Its
 # dependencies pull torch, so it is installed without them, into a folder of its own that
 # agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report

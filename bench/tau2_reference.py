@@ -56,8 +56,10 @@ def _data_dir(source: Path, domains: list[str]) -> Path:
             "tech_support_workflow",
             "tech_support_workflow_solo",
         ):
-            if (source / domain / f"{name}.txt").is_file():
-                shutil.copy(source / domain / f"{name}.txt", target / f"{name}.md")
+            for suffix in (".md", ".txt"):  # agentloop's shipped files, the wheel's copies
+                if (source / domain / f"{name}{suffix}").is_file():
+                    shutil.copy(source / domain / f"{name}{suffix}", target / f"{name}.md")
+                    break
     return root
 
 
@@ -112,9 +114,11 @@ def main() -> int:
             from tau2.domains.mock.environment import get_environment as mock
             from tau2.domains.mock.user_data_model import MockUserDB
 
-            constructors[domain] = lambda raw=raw, **kw: mock(
+            user_path = folder / "user_db.json"  # since τ²-bench 1.0
+            user_raw = _load(user_path) if user_path.is_file() else {}
+            constructors[domain] = lambda raw=raw, user_raw=user_raw, **kw: mock(
                 db=MockDB.model_validate(raw),
-                user_db=MockUserDB(),
+                user_db=MockUserDB.model_validate(user_raw),
                 solo_mode=kw.get("solo_mode", False),
             )
         else:

@@ -2,9 +2,9 @@
 categories as dataset rows (``dataset: bfcl:<category>``, ``agentloop bfcl export``), its
 multi-turn classes as an environment (``bfcl_environment``) with BFCL's multi-turn verdict
 (``bfcl_multi_turn_verdict``), and its leaderboard's aggregation of verdicts
-(``agentloop bfcl summary``). τ²-bench: its domains as rows (``dataset: tau2:<domain>``), their
-tools as an environment (``tau2_environment``, with the user's tools in dual control) and its
-official evaluator's reward (``tau2_verdict``).
+(``agentloop bfcl summary``). τ²-bench: its domains as rows (``dataset: tau2:<domain>``, or
+``tau2:<domain>@<task set>``), their tools as an environment (``tau2_environment``, with the
+user's tools in dual control) and its official evaluator's reward (``tau2_verdict``).
 
 Layering: this package may use the engine, models, errors and ``evals``; the harness
 and the command line use it, never the other way round. ``__all__`` holds what configs name
@@ -25,10 +25,12 @@ if TYPE_CHECKING:
     from agentloop.benchmarks._bfcl_env import bfcl_environment
     from agentloop.benchmarks._bfcl_multi_verdict import bfcl_multi_turn_verdict
     from agentloop.benchmarks._tau2_data import (
+        LEGACY_TASK_SET,
         check_tau2_domain,
         tau2_data_dir,
         tau2_domain,
         tau2_lines,
+        tau2_task_set,
     )
     from agentloop.benchmarks._tau2_env import tau2_environment
     from agentloop.benchmarks._tau2_verdict import tau2_verdict
@@ -47,10 +49,12 @@ else:  # imported on first use: a config checks its dataset's prefix without Lan
             "agentloop.benchmarks._bfcl_env": ["bfcl_environment"],
             "agentloop.benchmarks._bfcl_multi_verdict": ["bfcl_multi_turn_verdict"],
             "agentloop.benchmarks._tau2_data": [
+                "LEGACY_TASK_SET",
                 "check_tau2_domain",
                 "tau2_data_dir",
                 "tau2_domain",
                 "tau2_lines",
+                "tau2_task_set",
             ],
             "agentloop.benchmarks._tau2_env": ["tau2_environment"],
             "agentloop.benchmarks._tau2_verdict": ["tau2_verdict"],
@@ -59,6 +63,7 @@ else:  # imported on first use: a config checks its dataset's prefix without Lan
     del lazy_exports
 
 __all__ = [
+    "LEGACY_TASK_SET",
     "bfcl_category",
     "bfcl_data_dir",
     "bfcl_environment",
@@ -70,5 +75,6 @@ __all__ = [
     "tau2_domain",
     "tau2_environment",
     "tau2_lines",
+    "tau2_task_set",
     "tau2_verdict",
 ]

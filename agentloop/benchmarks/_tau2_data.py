@@ -1,11 +1,17 @@
-"""τ²-bench's domains read from a package that ships its official files, as agentloop rows
-(``dataset: tau2:<domain>``).
+"""τ²-bench's domains as agentloop rows (``dataset: tau2:<domain>``, or
+``tau2:<domain>@<task set>``), read from τ²-bench's official files.
 
-The files come from the ``inspect-evals`` wheel (``inspect_evals/tau2/data/domains/<domain>/``:
-the tasks, the database, the policy), installed without its dependencies (they pull Inspect
-and more, which reading files does not need): by a user (``pip install --no-deps``), or by
-``make`` into its own folder ``<prefix>/inspect-evals`` (``--target``), outside site-packages.
-``AGENTLOOP_TAU2_DATA`` points at another directory of the same layout instead.
+**Task sets.** ``1.0.1``, the default: τ²-bench 1.0.1's files (the tasks, their splits, the
+policies, the databases), shipped inside agentloop (``agentloop/benchmarks/tau2_data/``, with
+τ²-bench's MIT licence and a ``SOURCE`` file naming the commit and each file's git blob id): no
+network and no other package. ``0.2``: the files from before τ²-bench 1.0, as the
+``inspect-evals`` 0.26.0 wheel ships them (what agentloop read until it shipped 1.0.1; for
+re-scoring and reproducing older runs), installed without its dependencies: by a user
+(``pip install --no-deps``), or by ``make`` into its own folder ``<prefix>/inspect-evals``
+(``--target``), outside site-packages. ``AGENTLOOP_TAU2_DATA`` points the unsuffixed
+``tau2:<domain>`` at another directory of the same layout instead: task set ``custom``. The
+task set is in every row's ``metadata`` and ``environment`` (the environment's databases are
+the set's).
 
 A task becomes one row:
 
@@ -14,17 +20,18 @@ A task becomes one row:
   today?`` from the agent, or the task's ``message_history`` when it has one (the agent's view:
   the user's own tool calls left out);
 - ``user_scenario``: the task's user scenario as τ²-bench renders it for its user simulator;
-- ``environment``: ``{"domain", "initial_state"}``, what :func:`tau2_environment` builds from;
+- ``environment``: ``{"domain", "initial_state", "task_set"}``, what :func:`tau2_environment`
+  builds from;
 - ``ground_truth``: ``{"evaluation_criteria": ...}``, what :func:`tau2_verdict` scores with;
 - ``metadata``: ``domain``, ``task_id``, ``reward_basis`` (τ²-bench's default ``DB,
-  COMMUNICATE`` when the task names none).
+  COMMUNICATE`` when the task names none), ``task_set``.
 
 A domain's rows are its tasks of τ²-bench's default split, ``base``, when the domain has a
 ``split_tasks.json`` (telecom: 114 of its 2,285 tasks; every task elsewhere), in the task file's
 order. The policy is the domain's policy file; telecom's is τ²-bench's composition of its main
 policy and its tech-support manual (``<main_policy>...</main_policy>\n<tech_support_policy>
 ...</tech_support_policy>``). A text file's final newline, which the wheel's copies add to
-τ²-bench's own files, is left out.
+τ²-bench's own files, is left out. Any file may be gzip-compressed (``<name>.gz``).
 """
 
 from __future__ import annotations
@@ -44,13 +51,18 @@ from agentloop.errors import DatasetError
 
 __all__ = [
     "AGENT_GREETING",
+    "CUSTOM_TASK_SET",
     "DEFAULT_REWARD_BASIS",
+    "LEGACY_TASK_SET",
+    "TASK_SET",
+    "TASK_SETS",
     "TAU2_DATA_ENV",
     "TAU2_INSTALL",
     "TAU2_PREFIX",
     "TAU2_TARGET",
     "agent_system_prompt",
     "check_tau2_domain",
+    "check_tau2_task_set",
     "domain_db",
     "domain_policy",
     "domain_tasks",
@@ -60,6 +72,7 @@ __all__ = [
     "tau2_lines",
     "tau2_row",
     "tau2_rows",
+    "tau2_task_set",
 ]
 
 TAU2_PREFIX = "tau2:"
@@ -67,6 +80,17 @@ TAU2_DATA_ENV = "AGENTLOOP_TAU2_DATA"
 TAU2_INSTALL = "pip install --no-deps 'inspect-evals==0.26.0'"
 TAU2_TARGET = "inspect-evals"
 """The folder, under the environment's prefix, where ``make`` installs inspect-evals."""
+TASK_SET = "1.0.1"
+"""The task set ``tau2:<domain>`` reads: τ²-bench 1.0.1's files, shipped with agentloop."""
+LEGACY_TASK_SET = "0.2"
+CUSTOM_TASK_SET = "custom"
+TASK_SETS = {
+    TASK_SET: "τ²-bench 1.0.1's files, shipped with agentloop",
+    LEGACY_TASK_SET: "before τ²-bench 1.0, from the inspect-evals 0.26.0 wheel",
+    CUSTOM_TASK_SET: f"the directory ${TAU2_DATA_ENV} names",
+}
+"""Task set -> where its files come from (``tau2:<domain>@<task set>``)."""
+SHIPPED_DATA = Path(__file__).resolve().with_name("tau2_data")
 DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
 AGENT_GREETING = "Hi! How can I help you today?"
 _AGENT_INSTRUCTION = (
@@ -77,9 +101,30 @@ _AGENT_INSTRUCTION = (
 )
 
 
+def _spec(dataset: str) -> tuple[str, str | None] | None:
+    if not dataset.startswith(TAU2_PREFIX):
+        return None
+    domain, at, task_set = dataset[len(TAU2_PREFIX) :].partition("@")
+    return domain, (task_set if at else None)
+
+
 def tau2_domain(dataset: str) -> str | None:
-    """The domain of a ``tau2:<domain>`` dataset source; None for a file path."""
-    return dataset[len(TAU2_PREFIX) :] if dataset.startswith(TAU2_PREFIX) else None
+    """The domain of a ``tau2:<domain>[@<task set>]`` dataset source; None for a file path."""
+    spec = _spec(dataset)
+    return None if spec is None else spec[0]
+
+
+def tau2_task_set(dataset: str) -> str | None:
+    """The task set a ``tau2:`` dataset source reads: the one named after ``@``, else
+    ``custom`` when ``$AGENTLOOP_TAU2_DATA`` is set, else :data:`TASK_SET`; None for a file
+    path. An unknown name is a one-line ``DatasetError``."""
+    spec = _spec(dataset)
+    if spec is None:
+        return None
+    if spec[1] is not None:
+        check_tau2_task_set(spec[1])
+        return spec[1]
+    return CUSTOM_TASK_SET if os.environ.get(TAU2_DATA_ENV) else TASK_SET
 
 
 def check_tau2_domain(domain: str) -> None:
@@ -91,19 +136,37 @@ def check_tau2_domain(domain: str) -> None:
         raise DatasetError(f"unknown τ²-bench domain {domain!r}; known: {known}")
 
 
-def tau2_data_dir(data_dir: str | Path | None = None) -> Path:
-    """Where the domain folders are: ``data_dir``, else ``$AGENTLOOP_TAU2_DATA``, else the
-    installed ``inspect_evals`` package (found without importing it)."""
-    explicit = data_dir or os.environ.get(TAU2_DATA_ENV)
+def check_tau2_task_set(task_set: str) -> None:
+    """``DatasetError`` (one line, listing the known ones) for an unknown task set."""
+    if task_set not in TASK_SETS:
+        known = "; ".join(f"{name} ({what})" for name, what in TASK_SETS.items())
+        raise DatasetError(f"unknown τ²-bench task set {task_set!r}; known: {known}")
+
+
+def tau2_data_dir(data_dir: str | Path | None = None, task_set: str | None = None) -> Path:
+    """Where a task set's domain folders are: ``data_dir`` when given; else by task set:
+    ``1.0.1`` the folder shipped with agentloop, ``0.2`` the installed ``inspect_evals``
+    package's (found without importing it), ``custom`` ``$AGENTLOOP_TAU2_DATA``; None is
+    ``$AGENTLOOP_TAU2_DATA`` when set, else the shipped folder."""
+    explicit: str | Path | None = data_dir
+    if not explicit and task_set in (None, CUSTOM_TASK_SET):
+        explicit = os.environ.get(TAU2_DATA_ENV)
+        if task_set == CUSTOM_TASK_SET and not explicit:
+            raise DatasetError(f"τ²-bench task set {CUSTOM_TASK_SET}: ${TAU2_DATA_ENV} is not set")
     if explicit:
         path = Path(explicit)
         if not path.is_dir():
             raise DatasetError(f"τ²-bench data directory not found: {path}")
         return path
+    if task_set is not None:
+        check_tau2_task_set(task_set)
+    if task_set != LEGACY_TASK_SET:
+        return SHIPPED_DATA
     package = data_package("inspect_evals", TAU2_TARGET)
     if package is None:
         raise DatasetError(
-            f"τ²-bench data: the inspect-evals package is not installed; {TAU2_INSTALL}"
+            f"τ²-bench task set {LEGACY_TASK_SET} (before 1.0): the inspect-evals package is "
+            f"not installed; {TAU2_INSTALL}"
         )
     return package / "tau2" / "data" / "domains"
 
@@ -157,8 +220,8 @@ def _domain_data(
     if not isinstance(tasks, list):
         raise DatasetError(f"τ²-bench data: the {domain} tasks are not a list")
     base = None
-    if (folder / "split_tasks.json").is_file():
-        splits = _load(folder / "split_tasks.json")
+    if any((folder / n).is_file() for n in ("split_tasks.json", "split_tasks.json.gz")):
+        splits = _load(_find(folder, ("split_tasks.json", "split_tasks.json.gz")))
         if isinstance(splits, dict) and "base" in splits:
             base = set(splits["base"])
     return db, user, text, tasks, base
@@ -168,23 +231,31 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8").removesuffix("\n")
 
 
-def domain_db(domain: str, data_dir: str | Path | None = None) -> tuple[Any, Any]:
+def domain_db(
+    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+) -> tuple[Any, Any]:
     """The domain's databases as shipped: (the agent's, the user's or None)."""
-    db, user, _, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    db, user, _, _, _ = _domain_data(domain, str(tau2_data_dir(data_dir, task_set)))
     return db, user
 
 
-def domain_policy(domain: str, data_dir: str | Path | None = None) -> str:
+def domain_policy(
+    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+) -> str:
     """The domain policy the agent follows."""
-    return _domain_data(domain, str(tau2_data_dir(data_dir)))[2]
+    return _domain_data(domain, str(tau2_data_dir(data_dir, task_set)))[2]
 
 
 def domain_tasks(
-    domain: str, data_dir: str | Path | None = None, *, every: bool = False
+    domain: str,
+    data_dir: str | Path | None = None,
+    *,
+    every: bool = False,
+    task_set: str | None = None,
 ) -> list[dict[str, Any]]:
     """The domain's tasks of its ``base`` split (``every``: all of them), as shipped (not
     copied: do not change them)."""
-    _, _, _, tasks, base = _domain_data(domain, str(tau2_data_dir(data_dir)))
+    _, _, _, tasks, base = _domain_data(domain, str(tau2_data_dir(data_dir, task_set)))
     if every or base is None:
         return tasks
     return [task for task in tasks if task.get("id") in base]
@@ -258,7 +329,9 @@ def _opening(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def tau2_row(domain: str, task: dict[str, Any], policy: str) -> dict[str, Any]:
+def tau2_row(
+    domain: str, task: dict[str, Any], policy: str, task_set: str = TASK_SET
+) -> dict[str, Any]:
     """One τ²-bench task as a dataset row (see the module doc)."""
     criteria = task.get("evaluation_criteria")
     initial = task.get("initial_state") or {}
@@ -270,21 +343,33 @@ def tau2_row(domain: str, task: dict[str, Any], policy: str) -> dict[str, Any]:
             *_opening(initial.get("message_history") or []),
         ],
         "user_scenario": scenario_text(task.get("user_scenario")),
-        "environment": {"domain": domain, "initial_state": initial or None},
+        "environment": {"domain": domain, "initial_state": initial or None, "task_set": task_set},
         "ground_truth": {"evaluation_criteria": criteria},
-        "metadata": {"domain": domain, "task_id": str(task["id"]), "reward_basis": list(basis)},
+        "metadata": {
+            "domain": domain,
+            "task_id": str(task["id"]),
+            "reward_basis": list(basis),
+            "task_set": task_set,
+        },
     }
 
 
-def tau2_rows(domain: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
-    """The rows of a domain, in τ²-bench's task order."""
+def tau2_rows(
+    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """The rows of a domain, in τ²-bench's task order. ``task_set`` None: ``data_dir`` or
+    ``$AGENTLOOP_TAU2_DATA`` (task set ``custom``) when given, else the shipped files."""
     check_tau2_domain(domain)
-    policy = domain_policy(domain, data_dir)
-    for task in domain_tasks(domain, data_dir):
-        yield tau2_row(domain, task, policy)
+    if task_set is None:
+        task_set = CUSTOM_TASK_SET if data_dir or os.environ.get(TAU2_DATA_ENV) else TASK_SET
+    policy = domain_policy(domain, data_dir, task_set=task_set)
+    for task in domain_tasks(domain, data_dir, task_set=task_set):
+        yield tau2_row(domain, task, policy, task_set)
 
 
-def tau2_lines(domain: str, data_dir: str | Path | None = None) -> Iterator[str]:
+def tau2_lines(
+    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+) -> Iterator[str]:
     """The rows of a domain as dataset lines (JSON and a newline)."""
-    for row in tau2_rows(domain, data_dir):
+    for row in tau2_rows(domain, data_dir, task_set=task_set):
         yield json.dumps(row, ensure_ascii=False) + "\n"

@@ -1,12 +1,15 @@
 """A τ²-bench domain as an agentloop environment: the domain's database, fresh per (sample,
 epoch), its agent tools (``tools()``) and the user's own tools (``user_tools()``, dual control:
-telecom's phone; none in mock, airline and retail), sharing one state: as in τ²-bench, the two
+telecom's phone, mock's notification inbox (τ²-bench 1.0; none where the task set's files have
+no user database); none in airline and retail), sharing one state: as in τ²-bench, the two
 sides are synced (``Toolkit.sync``) when the environment is built, after each initialization
 action or assertion, and after every call that succeeds (telecom: the phone learns the line's
 status, roaming and data use from the carrier's records, and payments go both ways).
 
 The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
-``environment``: ``{"domain": ..., "initial_state": ...}``, the task's initial state as τ²-bench
+``environment``: ``{"domain": ..., "initial_state": ..., "task_set": ...}`` (the task set whose
+databases it starts from: ``agentloop.benchmarks._tau2_data``; the shipped one when absent),
+the task's initial state as τ²-bench
 applies it before a conversation: ``initialization_data`` merged into the databases,
 ``initialization_actions`` run, then the state-changing tool calls of ``message_history``
 replayed (the conversation's opening, which the row's messages show the agent).
@@ -33,10 +36,10 @@ from agentloop.errors import DatasetError
 __all__ = ["DOMAINS", "Tau2Environment", "tau2_environment"]
 
 
-def _mock() -> tuple[type[BaseModel], type[Toolkit], None, None]:
-    from agentloop.benchmarks._tau2_mock import MockDB, MockTools
+def _mock() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
+    from agentloop.benchmarks._tau2_mock import MockDB, MockTools, MockUserDB, MockUserTools
 
-    return MockDB, MockTools, None, None
+    return MockDB, MockTools, MockUserDB, MockUserTools
 
 
 def _airline() -> tuple[type[BaseModel], type[Toolkit], None, None]:
@@ -77,18 +80,19 @@ class Tau2Environment:
         *,
         db: Mapping[str, Any] | None = None,
         user_db: Mapping[str, Any] | None = None,
+        task_set: str | None = None,
     ) -> None:
         check_tau2_domain(domain)
         self.domain = domain
         db_model, toolkit, user_model, user_toolkit = DOMAINS[domain]()
         if db is None or (user_toolkit is not None and user_db is None):
-            shipped, shipped_user = domain_db(domain)
+            shipped, shipped_user = domain_db(domain, task_set=task_set)
             db = shipped if db is None else db
             user_db = shipped_user if user_db is None else user_db
         # validation builds new objects: the shipped data is never changed
         self.toolkit: Toolkit = toolkit(db_model.model_validate(db))
         self.user_toolkit: Toolkit | None = None
-        if user_toolkit is not None:
+        if user_toolkit is not None and user_db is not None:  # mock before 1.0: no user side
             self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
         self.sync()
         if initial_state:
@@ -231,6 +235,8 @@ def tau2_environment(row: Mapping[str, Any]) -> Tau2Environment:
     if not isinstance(spec, Mapping) or not isinstance(spec.get("domain"), str):
         raise DatasetError(
             f"row {row.get('id')!r}: environment: expected a τ²-bench task "
-            "({domain, initial_state})"
+            "({domain, initial_state, task_set})"
         )
-    return Tau2Environment(spec["domain"], spec.get("initial_state") or None)
+    return Tau2Environment(
+        spec["domain"], spec.get("initial_state") or None, task_set=spec.get("task_set")
+    )

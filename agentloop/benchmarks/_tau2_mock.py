@@ -1,17 +1,19 @@
 """τ²-bench's mock domain (users and their to-do tasks), written here from its published tool
-specifications and database schema: the small domain τ²-bench itself tests with."""
+specifications and database schema: the small domain τ²-bench itself tests with. Since
+τ²-bench 1.0 the user has tools of its own too: a notification inbox (``MockUserTools``)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentloop.benchmarks._tau2_toolkit import DB, Toolkit, tau2_tool
 
-__all__ = ["MockDB", "MockTools"]
+__all__ = ["MockDB", "MockTools", "MockUserDB", "MockUserTools"]
 
 TaskStatus = Literal["pending", "completed"]
+NotificationStatus = Literal["unread", "read"]
 
 _TRANSFER = (
     "Transfer the user to a human agent, with a summary of the user's issue.\n\n"
@@ -93,3 +95,57 @@ class MockTools(Toolkit):
         if task_id not in self.db.tasks:
             raise ValueError(f"Task {task_id} not found")
         return self.db.tasks[task_id].status == expected_status
+
+
+class Notification(BaseModel):
+    """A notification in the user's inbox."""
+
+    model_config = ConfigDict(extra="forbid")
+    notification_id: str = Field(description="Unique identifier for the notification")
+    message: str = Field(description="The notification message")
+    status: NotificationStatus = Field(
+        default="unread", description="Whether the notification has been read"
+    )
+    task_id: str | None = Field(None, description="Associated task ID, if applicable")
+
+
+class MockUserDB(DB):
+    """The user's notification inbox."""
+
+    notifications: dict[str, Notification] = Field(default_factory=dict)
+
+
+class MockUserTools(Toolkit):
+    """The mock domain's user tools (τ²-bench 1.0): the user's notification inbox."""
+
+    db: MockUserDB
+
+    @tau2_tool("read", "Check all notifications in the user's inbox.")
+    def check_notifications(self) -> list[Notification]:
+        return list(self.db.notifications.values())
+
+    @tau2_tool(
+        "write",
+        "Dismiss (mark as read) a notification.",
+        {"notification_id": "The ID of the notification to dismiss."},
+    )
+    def dismiss_notification(self, notification_id: str) -> str:
+        if notification_id not in self.db.notifications:
+            raise ValueError(f"Notification {notification_id} not found")
+        self.db.notifications[notification_id].status = "read"
+        return f"Notification {notification_id} dismissed"
+
+    # not tools: a task's initialization actions and env assertions
+    def add_notification(
+        self, notification_id: str, message: str, task_id: str | None = None
+    ) -> Notification:
+        notification = Notification(
+            notification_id=notification_id, message=message, task_id=task_id
+        )
+        self.db.notifications[notification_id] = notification
+        return notification
+
+    def assert_notification_status(self, notification_id: str, expected_status: str) -> bool:
+        if notification_id not in self.db.notifications:
+            raise ValueError(f"Notification {notification_id} not found")
+        return self.db.notifications[notification_id].status == expected_status

@@ -145,7 +145,9 @@ def conversation_of(trajectory: Any) -> Conversation:
 
 def _fresh(row: Mapping[str, Any]) -> Tau2Environment:
     spec = row.get("environment") or {}
-    return Tau2Environment(spec["domain"], spec.get("initial_state") or None)
+    return Tau2Environment(
+        spec["domain"], spec.get("initial_state") or None, task_set=spec.get("task_set")
+    )
 
 
 @functools.lru_cache(maxsize=256)

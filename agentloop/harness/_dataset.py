@@ -31,7 +31,8 @@ order mark at the start of the file (some Windows editors write one) is skipped.
 ``bfcl:<category>`` instead of a path reads a BFCL category through
 ``agentloop.benchmarks``: the lines ``agentloop bfcl export`` would write, line N
 being row N, so the rows and the sha256 are those of the exported file. ``tau2:<domain>``
-reads a τ²-bench domain the same way (``agentloop.benchmarks._tau2_data``).
+(``tau2:<domain>@<task set>``) reads a τ²-bench domain the same way
+(``agentloop.benchmarks._tau2_data``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from agentloop.benchmarks import (
     tau2_data_dir,
     tau2_domain,
     tau2_lines,
+    tau2_task_set,
 )
 from agentloop.errors import DatasetError
 from agentloop.harness._bound_tools import RowTools
@@ -114,7 +116,11 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
     """(number, raw bytes for the digest, the line's text bytes without a leading BOM)."""
     category, domain = bfcl_category(str(path)), tau2_domain(str(path))
     if category is not None or domain is not None:
-        lines = bfcl_lines(category) if category is not None else tau2_lines(str(domain))
+        lines = (
+            bfcl_lines(category)
+            if category is not None
+            else tau2_lines(str(domain), task_set=tau2_task_set(str(path)))
+        )
         for number, text in enumerate(lines, start=1):
             raw = text.encode("utf-8")
             yield number, raw, raw
@@ -167,7 +173,7 @@ def _open_check(path: Path) -> None:
     domain = tau2_domain(str(path))
     if domain is not None:
         check_tau2_domain(domain)
-        tau2_data_dir()
+        tau2_data_dir(task_set=tau2_task_set(str(path)))
         return
     if not path.is_file():
         raise DatasetError(f"dataset not found: {path}")

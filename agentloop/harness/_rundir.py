@@ -20,7 +20,7 @@ from typing import Any
 
 from agentloop._records import superseded_results
 from agentloop._secrets import MASK, is_secret_name
-from agentloop.benchmarks import bfcl_category
+from agentloop.benchmarks import bfcl_category, tau2_domain, tau2_task_set
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._cost import resolve_pricing
@@ -142,6 +142,12 @@ def _user_pricing(config: EvalConfig, endpoint: str | None) -> dict[str, Any]:
     return {"user_base_url": endpoint, "user_pricing": pricing.record()}
 
 
+def _task_set(dataset: str) -> dict[str, str]:
+    """``task_set``: the benchmark task set a ``tau2:`` dataset reads (none for a file)."""
+    task_set = tau2_task_set(dataset)
+    return {} if task_set is None else {"task_set": task_set}
+
+
 def build_header(
     config: EvalConfig,
     config_path: str | None,
@@ -177,11 +183,14 @@ def build_header(
         "dataset": {
             "path": config.dataset,
             "abs_path": (
-                None if bfcl_category(config.dataset) else str(Path(config.dataset).resolve())
+                None
+                if bfcl_category(config.dataset) or tau2_domain(config.dataset)
+                else str(Path(config.dataset).resolve())
             ),
             "sha256": scan.sha256,
             "valid_rows": scan.valid,
             "invalid_lines": [str(x) for x in scan.problems],
+            **_task_set(config.dataset),
         },
         "inputs": _inputs(config),
         "planned": {

@@ -103,6 +103,56 @@ def test_scripted_conversations_on_the_mock_domain_and_pass_hat_k(tmp_path: Path
     assert stats["pass_hat_k"] == {"1": 0.5, "2": 0.5}
 
 
+def test_the_mock_user_uses_its_inbox_and_the_agents_stop_text_goes_to_it(tmp_path: Path) -> None:
+    task = "update_task_with_user_tools"  # τ²-bench 1.0: the user checks, then dismisses
+    agent = {
+        task: [
+            ask(call("a1", "update_task_status", {"task_id": "task_1", "status": "completed"})),
+            "task_1 is completed. ###STOP###",  # not a stop signal in τ²-bench's protocol
+            "Glad to help.",
+        ]
+    }
+    user = {
+        task: [
+            ask(call("u1", "check_notifications", {})),
+            "I finished task_1 ('Test task'); please mark it completed.",
+            ask(call("u2", "dismiss_notification", {"notification_id": "notif_1"})),
+            "Dismissed it, thanks.",
+            "###STOP###",
+        ]
+    }
+    [line] = _run(tmp_path, "mock", agent, user)
+    trajectory = line["trajectory"]
+    assert trajectory["stop_reason"] == "user_stop"  # the user answered the agent's ###STOP###
+    system = trajectory["user_messages"][0]["content"]
+    assert "You have some tools to perform the actions on your end" in system
+    verdict = line["scores"][VERDICT]
+    assert [a["matched"] for a in verdict["details"]["actions"]] == [True]
+    assert [c["met"] for c in verdict["details"]["env_assertions"]] == [True]
+    # τ²-bench's own ground truth leaves the notification unread (its actions are the agent's
+    # only), so a user who dismisses it as told fails the DB check there as here
+    assert verdict["details"]["db_match"] is False
+    reason = verdict["details"]["db_reason"]
+    assert reason.startswith(
+        "the agent's databases differ from the ground truth's: the agent changed "
+        'user_db.notifications (to {"notif_1": {"notification_id": "notif_1", "message": '
+    )
+    assert reason.endswith('"status": "read",...), which the ground truth left unchanged')
+    assert verdict["score"] == 0.0
+
+
+def test_the_user_instructions_are_tau2s_system_prompt_around_its_1_0_guidelines() -> None:
+    # τ²-bench's user system prompt: "{guidelines}\n\n<scenario>\n{scenario}\n</scenario>",
+    # its 1.0 guidelines ending with a newline and "Remember: ..." right after the last rule
+    for name in ("user_instructions.md", "user_instructions_tools.md"):
+        text = (ROOT / "configs" / "tau2" / name).read_text(encoding="utf-8")
+        assert text.endswith(
+            "to end the conversation.\nRemember: The goal is to create realistic, natural "
+            "conversations while strictly adhering to the provided instructions and "
+            "maintaining character consistency.\n\n\n<scenario>\n{scenario}\n</scenario>"
+        ), name
+
+
 def test_a_scripted_airline_conversation_replaying_the_ground_truth_scores_1(
     tmp_path: Path,
 ) -> None:

@@ -55,7 +55,7 @@ def test_mock_tools_answer_and_change_the_state_as_tau2() -> None:
 
 def test_a_snapshot_holds_the_changes_since_the_initial_state() -> None:
     env = Tau2Environment("mock")
-    assert env.snapshot() == {"db": {}}
+    assert env.snapshot() == {"db": {}, "user_db": {}}
     env.call("assistant", "create_task", {"user_id": "user_1", "title": "Plan"})
     env.call("assistant", "update_task_status", {"task_id": "task_1", "status": "completed"})
     whole = env.databases()["db"]
@@ -63,11 +63,50 @@ def test_a_snapshot_holds_the_changes_since_the_initial_state() -> None:
         "db": {
             "tasks": {"task_1": whole["tasks"]["task_1"], "task_2": whole["tasks"]["task_2"]},
             "users": {"user_1": whole["users"]["user_1"]},
-        }
+        },
+        "user_db": {},
     }
     # a task's initial state is the base: a fresh environment of that task has no changes
     row = next(r for r in tau2_rows("mock") if r["id"] == "update_task_with_initialization_actions")
-    assert tau2_environment(row).snapshot() == {"db": {}}
+    assert tau2_environment(row).snapshot() == {"db": {}, "user_db": {}}
+
+
+def test_the_mock_user_has_its_notification_inbox_since_tau2_1_0() -> None:
+    row = _row("mock", "update_task_with_user_tools")  # its initialization adds notif_1
+    env = tau2_environment(row)
+    assert [t.name for t in env.user_tools()] == ["check_notifications", "dismiss_notification"]
+    text, failed = env.call("user", "check_notifications", {})
+    assert not failed
+    assert json.loads(text) == [
+        {
+            "notification_id": "notif_1",
+            "message": "Task 'Test task' has been assigned to you.",
+            "status": "unread",
+            "task_id": "task_1",
+        }
+    ]
+    assert env.call("user", "dismiss_notification", {"notification_id": "notif_1"}) == (
+        "Notification notif_1 dismissed",
+        False,
+    )
+    assert env.assertion("user", "assert_notification_status", {
+        "notification_id": "notif_1", "expected_status": "read"})  # fmt: skip
+    assert env.snapshot()["user_db"] == {
+        "notifications": {"notif_1": {**json.loads(text)[0], "status": "read"}}
+    }
+    assert env.call("user", "dismiss_notification", {"notification_id": "notif_9"}) == (
+        "Error: Notification notif_9 not found",
+        True,
+    )
+    [schema] = env.tool_schemas("user")[1:]
+    assert schema["description"] == "Dismiss (mark as read) a notification."
+    assert schema["parameters"]["properties"]["notification_id"]["description"] == (
+        "The ID of the notification to dismiss."
+    )
+    # the task set from before 1.0 has no user database for mock: no user side, as then
+    old = next(r for r in tau2_rows("mock", task_set="0.2") if r["id"] == "update_task_1")
+    assert old["environment"]["task_set"] == "0.2"
+    assert tau2_environment(old).user_tools() == []
 
 
 def test_each_environment_has_its_own_state() -> None:

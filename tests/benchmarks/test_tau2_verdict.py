@@ -71,6 +71,23 @@ def test_the_ground_truth_passes_every_component() -> None:
         assert result.details.breakdown == {b: 1.0 for b in row["metadata"]["reward_basis"]}
 
 
+def test_a_task_whose_expected_actions_changed_in_1_0_is_scored_by_the_new_criteria() -> None:
+    # airline task 2: before τ²-bench 1.0 the ground truth sent a delayed-flight certificate,
+    # which the policy does not allow for this passenger; 1.0 expects none
+    new = _row("airline", "2")
+    old = next(r for r in tau2_rows("airline", task_set="0.2") if r["id"] == "2")
+    no_certificate = _canonical(new)  # the lookups only
+    assert [c[1] for c in _canonical(old)][-1] == "send_certificate"
+    assert _score(new, no_certificate).score == 1.0
+    result = _score(old, no_certificate)
+    assert result.score == 0.0 and result.details.db_match is False
+    assert result.details.db_reason.startswith(
+        "the agent's databases differ from the ground truth's: the agent changed nothing in "
+        'db.users, where the ground truth changed {"noah_muller_9847"'
+    )
+    assert [a.name for a in result.details.actions if not a.matched] == ["send_certificate"]
+
+
 def test_a_dropped_write_fails_the_db_check_and_says_where() -> None:
     row = _airline_with_write()
     calls = _canonical(row)
