@@ -5,6 +5,7 @@
     ├── ScriptExhaustedError   a scripted test model asked for more replies than it has
     ├── ModelSpecError         an unknown or malformed model spec string
     ├── ReplayMismatchError    a replayed request that has no matching recording
+    ├── JudgeError             a reward's judge model that did not answer (after retries)
     ├── ConfigError            an evaluation config that does not validate
     └── DatasetError           a dataset file with bad lines
 
@@ -18,6 +19,7 @@ __all__ = [
     "AgentloopError",
     "ConfigError",
     "DatasetError",
+    "JudgeError",
     "ModelSpecError",
     "ReplayMismatchError",
     "ScriptExhaustedError",
@@ -43,6 +45,11 @@ class ModelSpecError(AgentloopError):
 
 class ReplayMismatchError(AgentloopError):
     """A replayed run received a request that its recording does not contain."""
+
+
+class JudgeError(AgentloopError):
+    """A reward's judge model could not be opened or did not answer, after its retries:
+    that reward of that sample errors, with this message."""
 
 
 class ConfigError(AgentloopError):

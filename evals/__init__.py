@@ -2,7 +2,8 @@
 
 Every reward returns a :class:`RewardResult` (``score`` in [0, 1], ``reason``,
 typed ``details``) and accepts OpenAI chat dicts, LangChain messages and
-agentloop ``Trajectory`` objects alike. No I/O, no model calls.
+agentloop ``Trajectory`` objects alike. No I/O; a model is called only through the
+:class:`Judge` the scorer hands to a reward that asks for one.
 """
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
@@ -10,6 +11,7 @@ from ._answer_match import AnswerMatchDetails, answer_match
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
+from ._judge import Judge, JudgeSpec
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -24,6 +26,7 @@ from ._registry import (
     RewardEntry,
     RewardSpec,
     SampleScore,
+    ascore_sample,
     parse_reward_specs,
     register_reward,
     registered_rewards,
@@ -66,6 +69,8 @@ __all__ = [
     "CallDiagnostic",
     "ExpectedCall",
     "FunctionCallDetails",
+    "Judge",
+    "JudgeSpec",
     "QADetails",
     "QAResult",
     "RewardEntry",
@@ -74,6 +79,7 @@ __all__ = [
     "SampleScore",
     "ToolMatchDetails",
     "answer_match",
+    "ascore_sample",
     "bfcl_answer",
     "bfcl_normalize",
     "bfcl_verdict",

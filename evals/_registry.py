@@ -14,6 +14,12 @@ and expected: see ``agentloop.evals._env``). Every other parameter is set by the
 ``answer``; tool-call rewards compare the expected calls with every tool call the
 trajectory made, in order, across all rounds.
 
+A reward may be a coroutine function (``async def``): it is awaited on the scorer's event
+loop (:func:`ascore_sample`; :func:`score_sample` runs that on a loop of its own). A reward
+that needs a model has a parameter named ``judge``: the config describes the model
+(``judge``, ``judge_params``, ``judge_options``) and the reward is given a
+:class:`~agentloop.evals._judge.Judge` to ask (see ``agentloop.evals._judge``).
+
 A config lists specs: a name, or a one-key dict ``{name: {params}}``.
 """
 
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
 from types import MappingProxyType
@@ -30,6 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializeAsAny
 
 from ._expected_calls import expected_calls
+from ._judge import JUDGE_PARAMS, Judge, check_judge_params
 from ._messages import final_answer_of, is_trajectory
 from ._result_models import RewardResult
 
@@ -37,6 +44,7 @@ __all__ = [
     "RewardEntry",
     "RewardSpec",
     "SampleScore",
+    "ascore_sample",
     "parse_reward_specs",
     "register_reward",
     "registered_rewards",
@@ -45,25 +53,29 @@ __all__ = [
     "score_sample",
 ]
 
-# A reward's inputs, the parameters a config may set (None: any) and the required ones.
-Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str]]
+# A reward's inputs, the parameters a config may set (None: any), the required ones, and
+# whether it asks a judge (a ``judge`` parameter).
+Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str], bool]
 INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "expected_calls", "answer",
           "metadata", "row", "environment")  # fmt: skip
 
 
 def read_signature(name: str, fn: Any) -> Signature:
     """The inputs ``fn`` asks for by name, the parameters a config may set (None: it takes
-    ``**kwargs``) and those without a default (a config must set them); ValueError (one
-    line) when it cannot be called by name, or is async.
+    ``**kwargs``), those without a default (a config must set them) and whether it asks a
+    judge (a parameter named ``judge``: the config may then set ``judge_params`` and
+    ``judge_options`` too, which the function is not given); ValueError (one line) when it
+    cannot be called by name.
 
-    >>> def judge(final_answer, answer, *, threshold, strict=False): ...
-    >>> inputs, params, required = read_signature("judge", judge)
-    >>> inputs, sorted(params or ()), sorted(required)
-    (('final_answer', 'answer'), ['strict', 'threshold'], ['threshold'])
+    >>> def grade(final_answer, answer, *, threshold, strict=False): ...
+    >>> inputs, params, required, judged = read_signature("grade", grade)
+    >>> inputs, sorted(params or ()), sorted(required), judged
+    (('final_answer', 'answer'), ['strict', 'threshold'], ['threshold'], False)
+    >>> async def judged(final_answer, *, judge): ...
+    >>> _, params, required, judged = read_signature("judged", judged)
+    >>> sorted(params or ()), sorted(required), judged
+    (['judge', 'judge_options', 'judge_params'], ['judge'], True)
     """
-    call = getattr(fn, "__call__", None)  # noqa: B004 - a callable object's own method
-    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call):
-        raise ValueError(f"reward {name!r} is async; a reward is a plain function")
     try:
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -78,11 +90,20 @@ def read_signature(name: str, fn: Any) -> Signature:
         elif p.kind is not p.VAR_POSITIONAL:
             if p.name in INPUTS:
                 inputs.append(p.name)
+            elif p.name in JUDGE_PARAMS[1:]:
+                raise ValueError(
+                    f"reward {name!r}: {p.name} describes the judge's model and is not "
+                    "passed to the reward (it is given judge, a Judge)"
+                )
             else:
                 params.add(p.name)
                 if p.default is p.empty:
                     required.add(p.name)
-    return tuple(inputs), None if any_params else frozenset(params), frozenset(required)
+    judged = "judge" in params
+    if judged:
+        params.update(JUDGE_PARAMS)
+    accepted = None if any_params else frozenset(params)
+    return tuple(inputs), accepted, frozenset(required), judged
 
 
 def _openai_messages(trajectory: Any) -> list[Any]:
@@ -142,6 +163,10 @@ class RewardEntry:
     """Inputs the function asks for by parameter name (``final_answer``, ``row``, ...)."""
     required: frozenset[str] = frozenset()
     """Parameters without a default, which a config must set."""
+    judge: bool = False
+    """The function has a ``judge`` parameter: the config's ``judge`` (a model spec),
+    ``judge_params`` and ``judge_options`` describe a model, and the function is given a
+    :class:`~agentloop.evals._judge.Judge` to ask (see ``agentloop.evals._judge``)."""
 
 
 @dataclass(frozen=True)
@@ -181,14 +206,14 @@ def reward_entry(
     check: Callable[[dict[str, Any]], None] | None = None,
 ) -> RewardEntry:
     """An entry for ``fn`` (not registered): its inputs and parameters read from its
-    signature. ValueError (one line) when it is async or cannot be called by name.
+    signature. ValueError (one line) when it cannot be called by name.
 
     >>> entry = reward_entry("short", lambda final_answer, max_words=5: 1.0)
     >>> entry.inputs, entry.params
     (('final_answer',), frozenset({'max_words'}))
     """
-    inputs, params, required = read_signature(name, fn)
-    return RewardEntry(name, fn, pass_threshold, params, check, inputs, required)
+    inputs, params, required, judged = read_signature(name, fn)
+    return RewardEntry(name, fn, pass_threshold, params, check, inputs, required, judged)
 
 
 def register_reward(
@@ -277,6 +302,11 @@ def parse_reward_specs(
                 f"reward {name!r}: missing parameter(s) {missing}, neither an input "
                 f"({', '.join(INPUTS)}) nor set in the config"
             )
+        if entry.judge:
+            try:
+                check_judge_params(params)
+            except ValueError as exc:
+                raise ValueError(f"reward {name!r}: {exc}") from None
         if entry.check is not None:
             try:
                 entry.check(params)
@@ -315,7 +345,11 @@ def reward_keys(specs: Any) -> list[str]:
     return keys
 
 
-def score_sample(
+JudgeFor = Callable[[RewardSpec], Judge]
+"""Gives the judge of a reward whose config names a judge model (the harness's)."""
+
+
+async def ascore_sample(
     trajectory: Any,
     ground_truth: Any,
     rewards: Any,
@@ -326,29 +360,27 @@ def score_sample(
     environment: Mapping[str, Any] | None = None,
     expected: Any = None,
     on_error: Literal["raise", "record"] = "raise",
+    judges: JudgeFor | None = None,
 ) -> SampleScore:
-    """Apply configured rewards to one sample.
+    """Apply configured rewards to one sample, awaiting the async ones; arguments as
+    :func:`score_sample`'s. ``judges`` gives the judge of each reward whose config names a
+    judge model (a spec: the run opens it); a reward given a Judge object in its config asks
+    that one. Without ``judges``, a reward whose config names a model raises ValueError
+    (recorded as its error with ``on_error="record"``).
 
-    ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
-    (a string or a list of acceptable ones) for QA rewards. ``metadata``, ``row`` and
-    ``environment``: the sample's metadata, dataset row and environment states and
-    results (``agentloop.evals._env``), for rewards that ask for them. ``expected``: the
-    ground truth's calls compiled already (the ``expected_calls`` input), else compiled here
-    when a reward asks for them. ``rewards``: specs, raw or from :func:`parse_reward_specs`.
-    A reward's exception propagates; so does a return value that is not a result or a
-    number in [0, 1]. With ``on_error="record"`` such a failure is that reward's alone: it
-    goes to ``errors`` (``Type: message``) and the other rewards are still scored.
-
-    >>> call = {"id": "1", "type": "function",
-    ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
-    >>> msgs = [{"role": "user", "content": "Capital of France?"},
-    ...         {"role": "assistant", "content": "", "tool_calls": [call]},
-    ...         {"role": "tool", "tool_call_id": "1", "content": "Paris"},
-    ...         {"role": "assistant", "content": "Paris"}]
-    >>> truth = {"tool_calls": [{"name": "search", "arguments": {"q": "France"}}]}
-    >>> s = score_sample(msgs, truth, ["qa_f1_reward", {"tool_call_match": {}}], answer="Paris")
-    >>> {k: r.score for k, r in s.results.items()}, s.passed
-    ({'qa_f1_reward': 1.0, 'tool_call_match': 1.0}, {'tool_call_match': True})
+    >>> import anyio
+    >>> class Always:  # a Judge: its model's name and an async ask
+    ...     model = "always-c"
+    ...     async def ask(self, messages, *, draw=0):
+    ...         return "The submission names Paris. GRADE: C"
+    >>> async def graded(final_answer, *, judge):
+    ...     reply = await judge.ask([{"role": "user", "content": f"Grade: {final_answer}"}])
+    ...     return reply.endswith("GRADE: C")
+    >>> specs = parse_reward_specs([{"graded": {"judge": Always()}}],
+    ...                            resolve=lambda name: reward_entry(name, graded))
+    >>> said = [{"role": "assistant", "content": "Paris"}]
+    >>> anyio.run(lambda: ascore_sample(said, None, specs)).results["graded"].score
+    1.0
     """
     specs = (
         list(rewards)
@@ -376,7 +408,11 @@ def score_sample(
                 if name not in inputs:
                     inputs[name] = derived[name]()
             kwargs = {name: inputs[name] for name in entry.inputs}
-            result = as_result(entry.fn(**kwargs, **spec.params), spec.name)
+            params = _call_params(spec, entry, judges)
+            value = entry.fn(**kwargs, **params)
+            if inspect.isawaitable(value):
+                value = await value
+            result = as_result(value, spec.name)
         except Exception as exc:
             if on_error == "raise":
                 raise
@@ -386,3 +422,67 @@ def score_sample(
         if entry.pass_threshold is not None:
             passed[spec.key] = result.score >= entry.pass_threshold
     return SampleScore(results=results, passed=passed, errors=errors)
+
+
+def _call_params(spec: RewardSpec, entry: RewardEntry, judges: JudgeFor | None) -> dict[str, Any]:
+    """The config's parameters as the function takes them: a judge model's description
+    becomes the Judge to ask."""
+    if not entry.judge:
+        return dict(spec.params)
+    params = {k: v for k, v in spec.params.items() if k not in JUDGE_PARAMS[1:]}
+    model = params.get("judge")
+    if model is not None and not isinstance(model, Judge):
+        if judges is None:
+            raise ValueError(
+                f"reward {spec.name!r} asks a judge model ({model}), which only a run opens "
+                "(agentloop run); called directly, give it a Judge object as judge"
+            )
+        params["judge"] = judges(spec)
+    return params
+
+
+def score_sample(
+    trajectory: Any,
+    ground_truth: Any,
+    rewards: Any,
+    *,
+    answer: Any = None,
+    metadata: Mapping[str, Any] | None = None,
+    row: Mapping[str, Any] | None = None,
+    environment: Mapping[str, Any] | None = None,
+    expected: Any = None,
+    on_error: Literal["raise", "record"] = "raise",
+) -> SampleScore:
+    """Apply configured rewards to one sample (:func:`ascore_sample` run to its end, on
+    agentloop's background event loop; inside a running loop, await that instead).
+
+    ``trajectory``: a Trajectory or a message list. ``answer``: the gold answer
+    (a string or a list of acceptable ones) for QA rewards. ``metadata``, ``row`` and
+    ``environment``: the sample's metadata, dataset row and environment states and
+    results (``agentloop.evals._env``), for rewards that ask for them. ``expected``: the
+    ground truth's calls compiled already (the ``expected_calls`` input), else compiled here
+    when a reward asks for them. ``rewards``: specs, raw or from :func:`parse_reward_specs`.
+    A reward's exception propagates; so does a return value that is not a result or a
+    number in [0, 1]. With ``on_error="record"`` such a failure is that reward's alone: it
+    goes to ``errors`` (``Type: message``) and the other rewards are still scored.
+
+    >>> call = {"id": "1", "type": "function",
+    ...         "function": {"name": "search", "arguments": '{"q": "France"}'}}
+    >>> msgs = [{"role": "user", "content": "Capital of France?"},
+    ...         {"role": "assistant", "content": "", "tool_calls": [call]},
+    ...         {"role": "tool", "tool_call_id": "1", "content": "Paris"},
+    ...         {"role": "assistant", "content": "Paris"}]
+    >>> truth = {"tool_calls": [{"name": "search", "arguments": {"q": "France"}}]}
+    >>> s = score_sample(msgs, truth, ["qa_f1_reward", {"tool_call_match": {}}], answer="Paris")
+    >>> {k: r.score for k, r in s.results.items()}, s.passed
+    ({'qa_f1_reward': 1.0, 'tool_call_match': 1.0}, {'tool_call_match': True})
+    """
+    from agentloop.engine import run_sync
+
+    def scoring() -> Coroutine[Any, Any, SampleScore]:
+        return ascore_sample(
+            trajectory, ground_truth, rewards, answer=answer, metadata=metadata, row=row,
+            environment=environment, expected=expected, on_error=on_error,
+        )  # fmt: skip
+
+    return run_sync(scoring, "ascore_sample", sync_name="score_sample")

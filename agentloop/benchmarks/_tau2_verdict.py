@@ -22,28 +22,36 @@ error limits, a failed model). A task without evaluation criteria scores 1. Othe
   none; none when the list is empty).
 - **COMMUNICATE**: each ``communicate_info`` string occurs, lower-cased, in some agent text
   lower-cased with commas removed.
-- **NL_ASSERTION**: an LLM judge (``judge``: a model spec) grades each natural-language
-  assertion against the conversation, with τ²-bench's prompt; every one must be met. Only
-  asked when the task's basis has it, as the official evaluator does.
+- **NL_ASSERTION**: an LLM judge (``judge``: a model spec the run opens, with
+  ``judge_params``; see ``agentloop.evals._judge``) grades each natural-language assertion
+  against the conversation, with τ²-bench's prompt; every one must be met. Only asked when
+  the task's basis has it, as the official evaluator does.
 
 The reward is the product of the components the task's ``reward_basis`` names (τ²-bench's
 default ``DB, COMMUNICATE``); every component that ran is in the details with its reason.
+
+:func:`tau2_verdict`, the reward, is async: it awaits the judge on the run's event loop
+(through the run's retries, cache and replay, its tokens and cost counted as the judge's), and
+runs the rest (:func:`tau2_score`: fresh databases, the conversation's replay, snapshots; about
+half a second on an airline task) in a worker thread, so other samples go on meanwhile.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
-import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentloop._content import content_text
 from agentloop.benchmarks._tau2_env import Tau2Environment
 from agentloop.evals import RewardResult
+
+if TYPE_CHECKING:
+    from agentloop.evals import Judge
 
 __all__ = [
     "ActionCheck",
@@ -51,6 +59,7 @@ __all__ = [
     "Tau2Details",
     "conversation_of",
     "expected_state",
+    "tau2_judged",
     "tau2_score",
     "tau2_verdict",
 ]
@@ -260,50 +269,17 @@ _JUDGE_SYSTEM = """
         """  # noqa: E501,W293  (τ²-bench's judge prompt, verbatim)
 
 
-def _ask_judge(spec: str, params: Mapping[str, Any], sample_id: str, prompt: str) -> str:
-    """One judge request, on an event loop of its own (rewards are called synchronously)."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from agentloop.models import open_model
-
-    async def ask() -> str:
-        async with open_model(spec, dict(params)) as source:
-            model = source.for_sample(sample_id, 1)
-            reply = await model.ainvoke(
-                [SystemMessage(content=_JUDGE_SYSTEM), HumanMessage(content=prompt)]
-            )
-            return content_text(reply.content)
-
-    answer: list[str] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            answer.append(asyncio.run(ask()))
-        except BaseException as exc:  # handed to the caller's thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=run, name="tau2-judge")
-    worker.start()
-    worker.join()
-    if failure:
-        raise failure[0]
-    return answer[0]
-
-
-def _nl_checks(
-    assertions: list[str],
-    conversation: Conversation,
-    judge: str,
-    params: Mapping[str, Any],
-    sample_id: str,
-) -> list[CheckResult]:
+def _judge_prompt(assertions: list[str], conversation: Conversation) -> list[dict[str, str]]:
+    """τ²-bench's NL-assertion request: its system prompt, the transcript and the outcomes."""
     lines = "\n".join(f"{role}: {content}" for role, content in conversation.transcript)
     prompt = (
         f"\n        conversation:\n        {lines}\n        \n        expectedOutcomes:\n"
         f"        {assertions}\n        "
     )
-    text = _ask_judge(judge, params, sample_id, prompt)
+    return [{"role": "system", "content": _JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
+
+
+def _read_judgement(text: str) -> list[CheckResult]:
     try:
         data = json.loads(text)
         results = data.get("results", [])
@@ -319,14 +295,25 @@ def _nl_checks(
         raise ValueError(f"the NL-assertion judge's reply is not τ²-bench's JSON: {exc}") from None
 
 
+def _nl_assertions(conversation: Conversation, row: Mapping[str, Any]) -> list[str]:
+    """The task's NL assertions when its verdict grades them (the conversation ended by a
+    stop and the basis names them), else none: the judge is asked only then."""
+    criteria = (row.get("ground_truth") or {}).get("evaluation_criteria")
+    if conversation.stop_reason not in STOPS or criteria is None:
+        return []
+    basis = list(criteria.get("reward_basis") or ["DB", "COMMUNICATE"])
+    return list(criteria.get("nl_assertions") or []) if "NL_ASSERTION" in basis else []
+
+
 def tau2_score(
     conversation: Conversation,
     row: Mapping[str, Any],
     *,
-    judge: str | None = None,
-    judge_params: Mapping[str, Any] | None = None,
+    nl_checks: Sequence[CheckResult] | None = None,
 ) -> RewardResult[Tau2Details]:
-    """The verdict of one conversation (see the module doc)."""
+    """The verdict of one conversation (see the module doc), synchronous and CPU-bound;
+    ``nl_checks``: the judge's grades of the task's NL assertions, when its basis has them
+    (:func:`tau2_verdict` asks the judge)."""
     criteria = (row.get("ground_truth") or {}).get("evaluation_criteria")
     details = Tau2Details(stop_reason=conversation.stop_reason)
     if conversation.stop_reason not in STOPS:
@@ -401,14 +388,12 @@ def tau2_score(
     nl_reward = 1.0
     nl = criteria.get("nl_assertions") or []
     if "NL_ASSERTION" in basis and nl:
-        if not judge:
+        if nl_checks is None:
             raise ValueError(
                 f"task {row.get('id')!r} is scored on NL assertions: give tau2_verdict a judge "
-                "(a model spec)"
+                "(judge: a model spec)"
             )
-        details.nl_assertions = _nl_checks(
-            list(nl), conversation, judge, judge_params or {}, str(row.get("id"))
-        )
+        details.nl_assertions = list(nl_checks)
         nl_reward = 1.0 if all(c.met for c in details.nl_assertions) else 0.0
 
     rewards = {
@@ -448,14 +433,27 @@ def _why(component: str, details: Tau2Details) -> str:
     return f"{component}: " + ("; ".join(unmet) or "the judge graded none")
 
 
-def tau2_verdict(
+async def tau2_verdict(
     trajectory: Any,
     row: Mapping[str, Any],
     *,
-    judge: str | None = None,
-    judge_params: dict[str, Any] | None = None,
+    judge: Judge | None = None,
 ) -> RewardResult[Tau2Details]:
     """τ²-bench's reward of a conversation over a ``tau2:<domain>`` row (see the module).
-    ``judge`` (a model spec, e.g. ``openai:gpt-4.1-2025-04-14``, τ²-bench's) grades NL
-    assertions, with ``judge_params`` (τ²-bench's: temperature 0)."""
-    return tau2_score(conversation_of(trajectory), row, judge=judge, judge_params=judge_params)
+    ``judge`` grades NL assertions: in a config, a model spec (τ²-bench's is
+    ``openai:gpt-4.1-2025-04-14``) with ``judge_params`` (τ²-bench's: temperature 0), which
+    the run opens; called directly, a :class:`~agentloop.evals.Judge`."""
+    return await tau2_judged(conversation_of(trajectory), row, judge=judge)
+
+
+async def tau2_judged(
+    conversation: Conversation, row: Mapping[str, Any], *, judge: Judge | None = None
+) -> RewardResult[Tau2Details]:
+    """:func:`tau2_score` with the task's NL assertions graded by ``judge`` (awaited, and
+    only when the verdict grades them), the rest run in a worker thread."""
+    checks = None
+    if (assertions := _nl_assertions(conversation, row)) and judge is not None:
+        reply = await judge.ask(_judge_prompt(assertions, conversation))
+        checks = _read_judgement(reply)
+    score = functools.partial(tau2_score, conversation, row, nl_checks=checks)
+    return await anyio.to_thread.run_sync(score)

@@ -8,9 +8,10 @@ serialisation (``_serialize``), retrying model errors (``_retry``), the time a r
 waited for its turn, apart from the model's (``_request_wait``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
-(``_content_calls``), the sync wrapper's event loop (``_sync``), and conversations with a
-simulated user (``_conversation``, its limits in ``_budget``). The defaults a config reads
-(tool timeout, stop signals) are in ``_defaults``, which imports nothing.
+(``_content_calls``), the sync wrappers' event loop (``_sync``: ``run_sync``), and
+conversations with a simulated user (``_conversation``, its limits in ``_budget``). The
+defaults a config reads (tool timeout, stop signals) are in ``_defaults``, which imports
+nothing.
 
 The engine knows nothing of models' providers, the harness or the CLI. ``__all__`` is what
 users import (``run_agent``, the trajectory types, tool loading, the tool-executor hook) and
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from agentloop.engine._request_wait import record_request_wait
     from agentloop.engine._retry import RetryPolicy
     from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
+    from agentloop.engine._sync import run_sync
     from agentloop.engine._tool_executor import ExecutorFactory, RecordedToolResults, ToolExecutor
     from agentloop.engine._tool_loading import (
         as_tools,
@@ -92,6 +94,7 @@ else:  # imported on first use: a config reads the defaults without LangChain
             "agentloop.engine._request_wait": ["record_request_wait"],
             "agentloop.engine._retry": ["RetryPolicy"],
             "agentloop.engine._serialize": ["DEFAULT_MAX_TOOL_OUTPUT_CHARS"],
+            "agentloop.engine._sync": ["run_sync"],
             "agentloop.engine._tool_executor": [
                 "ExecutorFactory",
                 "RecordedToolResults",
@@ -157,6 +160,7 @@ __all__ = [
     "record_request_wait",
     "run_agent",
     "run_agent_sync",
+    "run_sync",
     "split_tools",
     "tool_factory",
 ]

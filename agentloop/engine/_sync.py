@@ -38,19 +38,22 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run_sync(make: Callable[[], Coroutine[Any, Any, T]], caller: str) -> T:
+def run_sync(
+    make: Callable[[], Coroutine[Any, Any, T]], caller: str, *, sync_name: str | None = None
+) -> T:
     """Run ``make()`` on the shared background loop and wait for its result.
 
     Refuses inside a running event loop (``caller`` names the function to await
-    instead). Ctrl-C while waiting cancels the coroutine, then re-raises.
+    instead; ``sync_name`` the one refusing, ``{caller}_sync`` by default). Ctrl-C while
+    waiting cancels the coroutine, then re-raises.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         pass
     else:
-        raise RuntimeError(f"{caller}_sync was called inside a running event loop; "
-                           f"await {caller} instead")  # fmt: skip
+        raise RuntimeError(f"{sync_name or caller + '_sync'} was called inside a running event "
+                           f"loop; await {caller} instead")  # fmt: skip
     loop = _background_loop()
     done: concurrent.futures.Future[T] = concurrent.futures.Future()
     context = contextvars.copy_context()

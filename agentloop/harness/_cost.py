@@ -48,6 +48,7 @@ __all__ = [
     "ModelPrice",
     "Pricing",
     "price_table",
+    "requests_cost",
     "resolve_pricing",
     "sample_cost",
 ]
@@ -224,3 +225,10 @@ def sample_cost(
         if isinstance(cost, str):
             return None, cost
     return round(sum(costs), 10), None  # type: ignore[arg-type]
+
+
+def requests_cost(steps: list[StepRecord], pricing: Pricing) -> tuple[float | None, str | None]:
+    """(USD, None) for model requests of one side that answered (a reward's judge), or
+    (None, why it is unknown); steps served from the response cache cost nothing."""
+    cost = _steps_cost(steps, pricing, False)
+    return (None, cost) if isinstance(cost, str) else (round(cost, 10), None)

@@ -5,8 +5,9 @@ model spec, an endpoint that does not answer or a worker that cannot load a tool
 leaves no run directory behind. ``Executor.run`` then takes a stream of pairs and
 hands each encoded result line to ``deliver``; the runner stays the one writer.
 
-- ``local``: the tools' sessions and the model source open in this process, and a
-  fixed pool of ``concurrency`` tasks pulls from the stream.
+- ``local``: the tools' sessions and the model sources (the agent's, the simulated
+  user's, the rewards' judges) open in this process, and a fixed pool of ``concurrency``
+  tasks pulls from the stream.
 - ``ray`` (``_executor_ray``, imported only then): Ray actors prepare the same on
   their side and each runs up to ``concurrency`` pairs at once.
 """
@@ -18,7 +19,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
@@ -28,12 +29,17 @@ from agentloop.harness._rows import Sample
 from agentloop.harness._sample import Prepared, run_sample
 from agentloop.models import ModelSource
 
+if TYPE_CHECKING:
+    from agentloop.evals import JudgeSpec
+    from agentloop.harness._judges import Judges
+
 __all__ = [
     "EXECUTORS",
     "Deliver",
     "Executor",
     "LocalPool",
     "open_executor",
+    "open_judges",
     "open_model_source",
     "open_user_source",
 ]
@@ -136,13 +142,48 @@ async def open_user_source(config: EvalConfig) -> AsyncIterator[ModelSource | No
             yield cached
 
 
+@asynccontextmanager
+async def open_judges(config: EvalConfig) -> AsyncIterator[Judges]:
+    """The run's judges (``agentloop.harness._judges``), for the block: each judge model a
+    reward's config names is opened as the agent's is (``open_model``, the response cache
+    when it is live) on its first request, once, and closed when the block ends. A replayed
+    run's judges answer from the recording and open nothing."""
+    from agentloop.harness._judges import Judges
+
+    replaying = Judges.replaying(config.model if config.mode != "score" else None)
+    if replaying is not None:
+        yield replaying
+        return
+    from agentloop.models import open_model
+
+    async with AsyncExitStack() as stack:
+
+        async def open_source(spec: JudgeSpec) -> ModelSource:
+            params, options = dict(spec.params), dict(spec.options)
+            source = await stack.enter_async_context(open_model(spec.model, params, options))
+            if config.cache is False or source.endpoint is None:
+                return source
+            return await stack.enter_async_context(
+                _cached(source, config, spec.model, params, options)
+            )
+
+        yield Judges(config.prices, open_source)
+
+
 class LocalPool:
     """A fixed pool of ``concurrency`` tasks in this process, pulling from one stream."""
 
-    def __init__(self, p: Prepared, source: ModelSource, user: ModelSource | None = None) -> None:
+    def __init__(
+        self,
+        p: Prepared,
+        source: ModelSource,
+        user: ModelSource | None = None,
+        judges: Judges | None = None,
+    ) -> None:
         self.p = p
         self.source = source
         self.user = user
+        self.judges = judges
         self.endpoint = source.endpoint
         self.user_endpoint = user.endpoint if user is not None else None
 
@@ -150,7 +191,9 @@ class LocalPool:
         async def worker() -> None:
             # next() never awaits, so workers can share one plain iterator safely.
             for sample, epoch in pairs:
-                deliver(*await run_sample(self.p, self.source, sample, epoch, self.user))
+                deliver(*await run_sample(
+                    self.p, self.source, sample, epoch, self.user, self.judges
+                ))  # fmt: skip
 
         async with anyio.create_task_group() as group:
             for _ in range(self.p.config.concurrency):
@@ -197,9 +240,10 @@ async def open_executor(
         p.tools.open(),
         open_model_source(p.config) as source,
         open_user_source(p.config) as user,
+        open_judges(p.config) as judges,
     ):
         if p.config.preflight:
             await source.preflight()
             if user is not None:
                 await user.preflight()
-        yield LocalPool(p, source, user)
+        yield LocalPool(p, source, user, judges)

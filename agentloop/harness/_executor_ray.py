@@ -28,7 +28,12 @@ from ray import exceptions as ray_errors
 
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._executor import Deliver, open_model_source, open_user_source
+from agentloop.harness._executor import (
+    Deliver,
+    open_judges,
+    open_model_source,
+    open_user_source,
+)
 from agentloop.harness._rows import Sample
 from agentloop.harness._sample import Prepared, prepare, run_sample
 
@@ -54,6 +59,7 @@ class RayWorker:
         self._prepared: Prepared | None = None
         self._source: Any = None
         self._user: Any = None
+        self._judges: Any = None
 
     async def _hold(self) -> None:
         # Opened and closed in this one task: MCP sessions use task-bound cancel scopes.
@@ -62,12 +68,14 @@ class RayWorker:
             p.tools.open(),
             open_model_source(p.config) as source,
             open_user_source(p.config) as user,
+            open_judges(p.config) as judges,
         ):
             if p.config.preflight:
                 await source.preflight()
                 if user is not None:
                     await user.preflight()
             self._prepared, self._source, self._user = p, source, user
+            self._judges = judges
             self._ready.set()
             await self._stop.wait()
 
@@ -93,7 +101,9 @@ class RayWorker:
     async def run(self, sample: Sample, epoch: int) -> tuple[str, bool]:
         await self._started()
         assert self._prepared is not None
-        return await run_sample(self._prepared, self._source, sample, epoch, self._user)
+        return await run_sample(
+            self._prepared, self._source, sample, epoch, self._user, self._judges
+        )
 
     async def stop(self) -> None:
         self._stop.set()

@@ -4,6 +4,11 @@ The recorded trajectories are read back from ``results.jsonl`` (the latest line 
 each (id, epoch)) and scored again; nothing is generated. The new lines go to
 ``results.rescored-<ts>.jsonl`` beside the old file, with their summary in
 ``summary.rescored-<ts>.json``; the original files are left untouched.
+
+No model is asked either: a reward's judge is answered by the replies its line recorded
+(``judge_calls``: the same reward, draw and request), and a request the line does not have
+fails that reward (``ReplayMismatchError``), never a live call. To grade again with a live
+judge (a changed template, another judge model), run the rows again with ``mode: score``.
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from agentloop.engine import Trajectory
 from agentloop.errors import AgentloopError
+from agentloop.harness._judges import SampleJudging
 from agentloop.harness._run_files import (
     RESULTS_FILE,
     ResultWriter,
@@ -31,10 +39,11 @@ from agentloop.harness._stats import RunSummary
 __all__ = ["rescore_line", "rescore_run"]
 
 
-def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> str:
+async def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> str:
     """One result line scored again (model errors and crashes are kept as they were). As
     in a run, a reward that raises is that reward's error (``reward_errors``, and the line
-    errored with kind ``reward``); the other rewards' scores stand."""
+    errored with kind ``reward``); the other rewards' scores stand. Judges answer from the
+    line's recorded replies (see the module doc)."""
     record = {k: v for k, v in line.items() if k != "trajectory"}
     raw = line.get("trajectory")
     rescorable = raw is not None and (
@@ -42,9 +51,10 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
     )
     if rescorable:
         trajectory = Trajectory.model_validate(raw)
-        outcome = plan.score(
+        judging = SampleJudging.from_recording(line, "agentloop score calls no judge")
+        outcome = await plan.score(
             trajectory, line.get("ground_truth"), line.get("answer"),
-            metadata=line.get("metadata"), row=_row(line),
+            metadata=line.get("metadata"), row=_row(line), judging=judging,
         )  # fmt: skip
         error = outcome.error_text()
         record.update(
@@ -55,7 +65,14 @@ def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> 
             passed=outcome.passed,
             reward_errors=outcome.errors,
         )
+        for name in _JUDGE_FIELDS:
+            record.pop(name, None)
+        if plan.judges:
+            record.update(judging.fields())
     return encode_result(record, json.dumps(raw) if raw is not None else None, scrub)
+
+
+_JUDGE_FIELDS = ("judge_calls", "judge_usage", "judge_cost_usd", "judge_cost_unknown")
 
 
 def _row(line: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,9 +124,13 @@ def rescore_run(
     stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
     target = run_dir / f"results.rescored-{stamp}.jsonl"
     scrub = Scrubber(environ)
-    with ResultWriter(target) as writer:
-        for line in latest_results(source):  # one line per pair: a retry's, if retried
-            writer.write(rescore_line(line, plan, scrub))
+
+    async def rescore_all() -> None:
+        with ResultWriter(target) as writer:
+            for line in latest_results(source):  # one line per pair: a retry's, if retried
+                writer.write(await rescore_line(line, plan, scrub))
+
+    anyio.run(rescore_all)
     config.update(rewards=specs, pass_threshold={k: v for k, v in thresholds.items() if k in names})
     summary = write_summary(
         run_dir,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentloop.engine import import_object
-from agentloop.errors import ToolLoadError
+from agentloop.errors import ModelSpecError, ToolLoadError
 
 if TYPE_CHECKING:
     from agentloop.evals import RewardEntry, RewardSpec
@@ -36,7 +36,22 @@ def resolve_reward(name: str) -> RewardEntry | None:
 
 
 def parse_rewards(specs: Sequence[Any]) -> list[RewardSpec]:
-    """``agentloop.evals.parse_reward_specs`` with import paths resolved; ValueError (one line)."""
+    """``agentloop.evals.parse_reward_specs`` with import paths resolved and each judge's
+    model spec (a known provider prefix) and ``judge_params`` names checked; ValueError (one
+    line). The judge's options are its provider's to check, when the run opens it."""
     from agentloop.evals import parse_reward_specs  # loaded on use (~60 ms)
+    from agentloop.evals._judge import judge_spec
 
-    return parse_reward_specs(list(specs), resolve=resolve_reward)
+    parsed = parse_reward_specs(list(specs), resolve=resolve_reward)
+    for spec in parsed:
+        described = judge_spec(spec.params) if spec.entry and spec.entry.judge else None
+        if described is not None:
+            from agentloop.models import check_spec
+            from agentloop.models._base import check_param_names
+
+            try:
+                check_spec(described.model)
+                check_param_names(dict(described.params))
+            except ModelSpecError as exc:  # an unknown prefix or sampling param
+                raise ValueError(f"{spec.key}: judge: {exc}") from None
+    return parsed

@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool
 
@@ -37,6 +37,9 @@ from agentloop.harness._tools import sample_row, turn_plan
 from agentloop.harness._user import simulated_user
 from agentloop.models import ModelSource
 from agentloop.models._cache import cache_scope
+
+if TYPE_CHECKING:
+    from agentloop.harness._judges import Judges
 
 __all__ = ["Prepared", "prepare", "run_sample"]
 
@@ -239,9 +242,11 @@ async def run_sample(
     sample: Sample,
     epoch: int,
     user_source: ModelSource | None = None,
+    judges: Judges | None = None,
 ) -> tuple[str, bool]:
     """Run, score and encode one (sample, epoch); every failure becomes an error line.
-    ``user_source`` gives the simulated user's model (config ``user:``)."""
+    ``user_source`` gives the simulated user's model (config ``user:``); ``judges`` the
+    run's judges, for rewards whose config names a judge model (``judge:``)."""
     started, started_at = time.perf_counter(), utc_now()
     env_names = p.environment.names if p.environment is not None else []
     single = (
@@ -262,6 +267,7 @@ async def run_sample(
     }
     trajectory: Trajectory | None = None
     scores, passed, reward_errors = {}, {}, {}
+    judging = judges.for_sample(sample.id, epoch) if judges is not None else None
     try:
         if p.config.mode == "score":
             trajectory = recorded_trajectory(sample, p.parser)
@@ -279,10 +285,10 @@ async def run_sample(
                 environment = await environment_input(p, sample, epoch, trajectory)
             except Exception as exc:  # the rewards that need it fail; the others stand
                 failed = dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
-        outcome = p.rewards.score(
+        outcome = await p.rewards.score(
             trajectory, sample.ground_truth, sample.answer,
             metadata=sample.metadata, row=sample_row(sample), environment=environment,
-            expected=sample.expected_calls, failed=failed,
+            expected=sample.expected_calls, failed=failed, judging=judging,
         )  # fmt: skip
         scores, passed, reward_errors = outcome.scores, outcome.passed, outcome.errors
         if reward_errors:
@@ -296,6 +302,8 @@ async def run_sample(
     record["cost_usd"], record["cost_unknown"] = sample_cost(
         trajectory, p.pricing_for(source), user_pricing
     )
+    if p.rewards.judges:  # the judges' requests, apart from the agent's
+        record.update(judging.fields() if judging is not None else _no_judging())
     record.update(
         scores=scores,
         passed=passed,
@@ -309,6 +317,11 @@ async def run_sample(
     return encode_result(record, _trajectory_json(trajectory, record), p.scrub), (
         record["status"] != "ok"
     )
+
+
+def _no_judging() -> dict[str, Any]:
+    return {"judge_calls": [], "judge_usage": {}, "judge_cost_usd": 0.0,
+            "judge_cost_unknown": None}  # fmt: skip
 
 
 def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
@@ -29,6 +29,10 @@ from agentloop.harness._prompt import recorded_generation_start, wire_messages
 from agentloop.harness._rewards import parse_rewards
 from agentloop.harness._rows import Sample
 from agentloop.harness._tools import ToolSet
+
+if TYPE_CHECKING:
+    from agentloop.evals import JudgeSpec
+    from agentloop.harness._judges import SampleJudging
 
 __all__ = ["RewardPlan", "ScoreOutcome", "ToolSet", "recorded_trajectory"]
 
@@ -177,13 +181,22 @@ class ScoreOutcome:
 
 
 class RewardPlan:
-    """Validated reward specs and the pass threshold of each reward key."""
+    """Validated reward specs, the pass threshold of each reward key, and the judge model
+    of each reward that names one."""
 
     def __init__(self, rewards: Sequence[Any], thresholds: dict[str, float]) -> None:
+        from agentloop.evals._judge import judge_spec
+
         try:
             self.specs = parse_rewards(rewards)
         except ValueError as exc:
             raise ConfigError(f"rewards: {exc}") from None
+        self.judges: dict[str, JudgeSpec] = {}
+        """Reward key -> the judge model its config names (opened by the run)."""
+        for spec in self.specs:
+            described = judge_spec(spec.params) if spec.entry and spec.entry.judge else None
+            if described is not None:
+                self.judges[spec.key] = described
         self.thresholds: dict[str, float] = {}
         for spec in self.specs:
             own = spec.entry.pass_threshold if spec.entry is not None else None
@@ -207,7 +220,7 @@ class RewardPlan:
                 found.append(spec.key)
         return found
 
-    def score(
+    async def score(
         self,
         trajectory: Trajectory,
         sample_truth: Any,
@@ -218,24 +231,28 @@ class RewardPlan:
         environment: Mapping[str, Any] | None = None,
         expected: Any = None,
         failed: Mapping[str, str] | None = None,
+        judging: SampleJudging | None = None,
     ) -> ScoreOutcome:
-        """Every reward on one trajectory. A reward that raises (or returns what cannot
-        be a result) fails alone: its error is in ``errors``, the others are scored.
+        """Every reward on one trajectory, on the run's event loop (an async reward is
+        awaited there). A reward that raises (or returns what cannot be a result) fails
+        alone: its error is in ``errors``, the others are scored.
 
         ``metadata``, ``row`` (the dataset row as a dict) and ``environment`` (states and
         results, ``agentloop.harness._environment``) reach rewards that ask for them;
         ``expected``: the ground truth's calls compiled when the row was read; ``failed``:
         reward key -> error, for rewards not to call (an input they ask for could not be
-        made).
+        made); ``judging``: the sample's judges (``agentloop.harness._judges``), for
+        rewards whose config names a judge model.
         """
-        from agentloop.evals import score_sample
+        from agentloop.evals import ascore_sample
 
         errors = dict(failed or {})
         scores: dict[str, Any] = {}
         if specs := [spec for spec in self.specs if spec.key not in errors]:
-            result = score_sample(
+            result = await ascore_sample(
                 trajectory, sample_truth, specs, answer=answer, metadata=metadata, row=row,
                 environment=environment, expected=expected, on_error="record",
+                judges=judging.judge_for if judging is not None else None,
             )  # fmt: skip
             errors.update(result.errors)
             for key, reward in result.results.items():

@@ -50,7 +50,7 @@ _REFUSED = frozenset({
     "content_filter", "refusal", "safety", "prohibited_content", "blocklist", "spii",
     "recitation", "image_safety",
 })  # fmt: skip
-_SCOPE: ContextVar[tuple[int, Counter[str]] | None] = ContextVar("agentloop_cache", default=None)
+_SCOPE: ContextVar[tuple[Any, Counter[str]] | None] = ContextVar("agentloop_cache", default=None)
 
 
 def default_cache_dir() -> Path:
@@ -60,11 +60,12 @@ def default_cache_dir() -> Path:
 
 
 @contextmanager
-def cache_scope(epoch: int) -> Iterator[Counter[str]]:
+def cache_scope(epoch: int, draw: int | None = None) -> Iterator[Counter[str]]:
     """Within the block, lookups are keyed on ``epoch`` and counted in the returned
-    counter (``hit``, ``miss``)."""
+    counter (``hit``, ``miss``). ``draw`` keys independent samples of one request apart
+    (a judge asked several times: each draw is a request of its own)."""
     counts: Counter[str] = Counter()
-    token = _SCOPE.set((epoch, counts))
+    token = _SCOPE.set((epoch if draw is None else [epoch, draw], counts))
     try:
         yield counts
     finally:

@@ -5,15 +5,20 @@ perturbations that each fail the right component), the stop-reason gate, the NL 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agentloop.benchmarks import tau2_verdict
 from agentloop.benchmarks._tau2_data import tau2_rows
 from agentloop.benchmarks._tau2_env import tau2_environment
-from agentloop.benchmarks._tau2_verdict import Conversation, conversation_of, tau2_score
+from agentloop.benchmarks._tau2_verdict import (
+    Conversation,
+    conversation_of,
+    tau2_judged,
+    tau2_score,
+)
 from agentloop.engine import run_agent_sync
 from agentloop.testing import ScriptedChatModel
 
@@ -208,40 +213,64 @@ def test_a_task_without_criteria_passes() -> None:
     assert result.score == 1.0 and result.reason == "the task has no evaluation criteria"
 
 
-def _judge(tmp_path: Path, verdicts: list[bool], task: str) -> str:
+class _Judge:
+    """A Judge (``agentloop.evals.Judge``) with one scripted reply; keeps what it was asked."""
+
+    model = "stub:judge"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.asked: list[list[dict[str, Any]]] = []
+
+    async def ask(self, messages: Any, *, draw: int = 0) -> str:
+        self.asked.append(list(messages))
+        return self.reply
+
+
+def _judge(verdicts: list[bool]) -> _Judge:
     reply = {
         "results": [
             {"expectedOutcome": f"outcome {i}", "reasoning": f"why {i}", "metExpectation": met}
             for i, met in enumerate(verdicts)
         ]
     }
-    path = tmp_path / "judge.json"
-    path.write_text(json.dumps({task: [json.dumps(reply)]}))
-    return f"scripted:{path}"
+    return _Judge(json.dumps(reply))
 
 
-def test_nl_assertions_are_graded_by_the_judge_when_the_basis_has_them(tmp_path: Path) -> None:
+def _judged(row: dict[str, Any], judge: _Judge | None, stop: str = "user_stop") -> Any:
+    conversation = Conversation(stop_reason=stop, agent_texts=["Done."],
+                                transcript=[("assistant", "Done.")])  # fmt: skip
+    return anyio.run(lambda: tau2_judged(conversation, row, judge=judge))
+
+
+def test_nl_assertions_are_graded_by_the_judge_when_the_basis_has_them() -> None:
     base = _row("mock", "create_task_1_nl_eval")
     row = json.loads(json.dumps(base))
     _criteria(row)["reward_basis"] = ["NL_ASSERTION"]
-    passed = _score(row, [], judge=_judge(tmp_path, [True, True], row["id"]))
+    judge = _judge([True, True])
+    passed = _judged(row, judge)
     assert passed.score == 1.0
     assert [c.reason for c in passed.details.nl_assertions] == ["why 0", "why 1"]
-    failed = _score(row, [], judge=_judge(tmp_path, [True, False], row["id"]))
+    [(system, user)] = judge.asked  # τ²-bench's prompt, the transcript and the outcomes
+    assert system["role"] == "system" and "expectedOutcome" in system["content"]
+    assert "assistant: Done." in user["content"]
+    assert str(_criteria(row)["nl_assertions"]) in user["content"]
+    failed = _judged(row, _judge([True, False]))
     assert failed.score == 0.0 and failed.reason == "NL_ASSERTION: 'outcome 1'"
     with pytest.raises(ValueError, match="is scored on NL assertions: give tau2_verdict a judge"):
-        _score(row, [])
-    # not in the basis: the judge is not asked (τ²-bench's evaluator does the same)
-    assert _score(base, []).details.nl_assertions == []
+        _judged(row, None)
+    # not in the basis, or ended otherwise: the judge is not asked (as τ²-bench's evaluator)
+    unasked = _judge([True])
+    assert _judged(base, unasked).details.nl_assertions == []
+    assert _judged(row, unasked, stop="max_steps").score == 0.0
+    assert unasked.asked == []
 
 
-def test_a_judge_reply_that_is_not_tau2s_json_is_an_error(tmp_path: Path) -> None:
+def test_a_judge_reply_that_is_not_tau2s_json_is_an_error() -> None:
     row = json.loads(json.dumps(_row("mock", "create_task_1_nl_eval")))
     _criteria(row)["reward_basis"] = ["NL_ASSERTION"]
-    path = tmp_path / "judge.json"
-    path.write_text(json.dumps({row["id"]: ["all good"]}))
     with pytest.raises(ValueError, match="the NL-assertion judge's reply is not τ²-bench's JSON"):
-        _score(row, [], judge=f"scripted:{path}")
+        _judged(row, _Judge("all good"))
 
 
 def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
@@ -282,7 +311,7 @@ def test_the_verdict_reads_a_trajectory_the_engine_recorded() -> None:
     assert conversation.transcript[0] == ("assistant", "Hi! How can I help you today?")
     assert env.databases()["db"]["tasks"]["task_2"]["title"] == "Important Meeting"
     # the engine alone ends with "final": τ²-bench scores it 0 (a simulated user stops it)
-    result = tau2_verdict(trajectory, row)
+    result = anyio.run(lambda: tau2_verdict(trajectory, row))
     assert result.score == 0.0 and result.details.stop_reason == "final"
     assert (
         tau2_score(conversation.model_copy(update={"stop_reason": "user_stop"}), row).score == 1.0

@@ -302,3 +302,14 @@ def test_details_that_cannot_become_json_are_rejected_by_the_reward() -> None:
 
     with pytest.raises(ValidationError, match="JSON"):
         RewardResult(score=1.0, reason="x", details={"f": object()})
+
+
+def test_score_sample_inside_a_running_loop_says_what_to_await() -> None:
+    import anyio
+
+    async def inside() -> None:
+        with pytest.raises(RuntimeError, match=r"^score_sample was called inside a running "
+                           r"event loop; await ascore_sample instead$"):  # fmt: skip
+            score_sample([], None, ["qa_f1_reward"])
+
+    anyio.run(inside)

@@ -65,7 +65,18 @@ def bad_details(final_answer):
     return RewardResult(score=1.0, reason="x", details={"f": object()})
 
 
-async def slow(final_answer):
+async def awaited(final_answer, answer):
+    import anyio
+
+    await anyio.sleep(0)  # a checkpoint: it runs on the run's event loop
+    return RewardResult(score=float(final_answer == answer), reason="awaited", details=None)
+
+
+def judge_params_too(final_answer, judge, judge_params):
+    return 1.0
+
+
+def graded(final_answer, judge=None):
     return 1.0
 
 
@@ -132,6 +143,25 @@ def test_the_ground_truth_is_compiled_once_for_every_epoch(
         assert (call.name, call.matcher.kind) == ("add", "object")
 
 
+def test_an_async_reward_is_awaited_on_the_run(tmp_path: Path, rewards_file: Path) -> None:
+    awaited = f"{rewards_file}:awaited"
+    config = add_setup(tmp_path, n=2, rewards=[awaited], pass_threshold={})
+    lines = read_results(_run(config).run_dir)
+    assert [(line["status"], line["scores"][awaited]) for line in lines] == [
+        ("ok", {"score": 1.0, "reason": "awaited", "details": None})
+    ] * 2
+    # and through score_sample, the sync wrapper of the same core
+    made = [{"role": "user", "content": "1 + 0?"}, {"role": "assistant", "content": "1"}]
+    entry = parse_reward_specs([awaited], resolve=_resolve)
+    assert score_sample(made, None, entry, answer="1").results[awaited].score == 1.0
+
+
+def _resolve(name: str) -> Any:
+    from agentloop.harness._rewards import resolve_reward
+
+    return resolve_reward(name)
+
+
 def test_numbers_and_bools_are_scores(tmp_path: Path, rewards_file: Path) -> None:
     short, judge = f"{rewards_file}:short_answer", f"{rewards_file}:judge"
     config = add_setup(
@@ -176,7 +206,10 @@ def test_dotted_module_paths_and_set_overrides(
             "threshold",
         ),
         ("{file}:judge", r"reward '.*:judge': missing parameter\(s\) \['threshold'\]"),
-        ("{file}:slow", "is async; a reward is a plain function"),
+        ("{file}:judge_params_too", "judge_params describes the judge's model and is not"),
+        ({"{file}:graded": {"judge": "gpt-4o"}}, "judge must be a model spec such as"),
+        ({"{file}:graded": {"judge": "nosuch:m"}}, "graded: judge: unknown model spec prefix"),
+        ({"{file}:graded": {"judge_params": {"temperature": 0}}}, "judge_params is set but"),
         (
             "{file}:by_position",
             r"missing parameter\(s\) \['traj', 'truth'\], neither an input "

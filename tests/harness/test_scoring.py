@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import agentloop.evals._registry
+import anyio
 import pytest
 from agentloop.evals import (
     RewardResult,
@@ -119,7 +120,8 @@ def test_native_calls_win_over_text() -> None:
 def test_reward_results_are_json_ready() -> None:
     plan = RewardPlan(["exact_tool_match_reward", "qa_f1_reward_format"], {})
     row = sample(text_calls(WEATHER, CALC))
-    outcome = plan.score(recorded_trajectory(row, parse_content_tool_calls), TRUTH, "42")
+    trajectory = recorded_trajectory(row, parse_content_tool_calls)
+    outcome = anyio.run(plan.score, trajectory, TRUTH, "42")
     assert outcome.scores["exact_tool_match_reward"]["score"] == 1.0
     assert outcome.passed == {"exact_tool_match_reward": True}
     json.dumps(outcome.scores)
@@ -133,7 +135,7 @@ def test_a_custom_reward_with_plain_details_scores(monkeypatch: pytest.MonkeyPat
         return RewardResult(score=0.5, reason="half", details={"seen": len(trajectory.messages)})
 
     register_reward("custom", custom)
-    outcome = RewardPlan(["custom"], {}).score(recorded_trajectory(sample()), None, None)
+    outcome = anyio.run(RewardPlan(["custom"], {}).score, recorded_trajectory(sample()), None, None)
     assert outcome.scores == {"custom": {"score": 0.5, "reason": "half", "details": {"seen": 1}}}
 
 
