@@ -1,5 +1,5 @@
-"""The ``agentloop`` command: run, score, summary, compare, demo, bfcl, view, show, init,
-tools.
+"""The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, view, show,
+init, tools.
 
 Exit codes: 0 success; 1 the run failed: every result errored (whatever
 ``fail_on_error`` says: a run that scored nothing, e.g. a reward raising on every sample,
@@ -226,14 +226,44 @@ def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.cli._display import print_comparison
+    from agentloop.cli._display import print_comparison, print_comparisons
     from agentloop.harness import compare_runs
+    from agentloop.harness._comparison import compare_many
 
+    if args.more:
+        multi = compare_many([args.run_a, args.run_b, *args.more])
+        if args.json:  # each pair without its summaries: they are in "summaries", once
+            data = multi.model_dump(
+                mode="json", exclude={"pairs": {"__all__": {"summary_a", "summary_b"}}}
+            )
+            print(json.dumps(Scrubber().obj(data), indent=2))
+            return EXIT_OK
+        print_comparisons(multi, out, scrub=Scrubber())
+        return EXIT_OK
     comparison = compare_runs(args.run_a, args.run_b)
     if args.json:  # plain print: a console would wrap long lines
         print(json.dumps(Scrubber().obj(comparison.model_dump(mode="json")), indent=2))
         return EXIT_OK
     print_comparison(comparison, out, scrub=Scrubber())
+    return EXIT_OK
+
+
+def _cmd_power(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._display import print_power
+    from agentloop.harness._power import plan_power
+
+    if args.run_b and args.correlation is not None:
+        raise UsageError(
+            "agentloop power: --correlation is for one run (two runs' correlation is observed)"
+        )
+    runs = [args.run_a, *([args.run_b] if args.run_b else [])]
+    plan = plan_power(
+        runs, delta=args.delta, alpha=args.alpha, power=args.power, correlation=args.correlation
+    )
+    if args.json:
+        print(json.dumps(Scrubber().obj(plan.model_dump(mode="json")), indent=2))
+        return EXIT_OK
+    print_power(plan, out, scrub=Scrubber())
     return EXIT_OK
 
 
@@ -304,6 +334,7 @@ _COMMANDS = {
     "score": _cmd_score,
     "summary": _cmd_summary,
     "compare": _cmd_compare,
+    "power": _cmd_power,
     "demo": _cmd_demo,
     "bfcl": _cmd_bfcl,
     "view": _cmd_view,

@@ -129,16 +129,68 @@ def _build_parser() -> argparse.ArgumentParser:
     summary.add_argument("run_dir")
     demo = sub.add_parser("demo", help="run the quickstart against the embedded local model")
     demo.add_argument("extra", nargs=argparse.REMAINDER, help="more arguments for agentloop run")
-    compare = sub.add_parser("compare", help="compare two runs")
-    compare.add_argument("run_a")
-    compare.add_argument("run_b")
+    compare = sub.add_parser(
+        "compare",
+        help="compare two runs: paired differences with a verdict (more runs: every pair, "
+        "Holm-corrected)",
+    )
+    compare.add_argument("run_a", metavar="RUN_A")
+    compare.add_argument("run_b", metavar="RUN_B")
+    compare.add_argument("more", nargs="*", metavar="RUN", help="more runs: every pair compared")
     compare.add_argument(
         "--json", action="store_true", help="print the comparison as JSON (no tables)"
     )
+    _add_power(sub)
     _add_bfcl(sub)
     _add_view(sub)
     _add_init(sub)
     return parser
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def _correlation(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from -1 to 1, got {text!r}")
+    return value
+
+
+def _add_power(sub: argparse._SubParsersAction[_Parser]) -> None:
+    power = sub.add_parser(
+        "power",
+        help="samples needed to detect a difference, from one run (or two runs' paired "
+        "scores); the smallest difference a comparison detects",
+    )
+    power.add_argument("run_a", metavar="RUN_A")
+    power.add_argument("run_b", nargs="?", metavar="RUN_B", help="a second run on the same samples")
+    power.add_argument(
+        "--delta", type=_fraction, metavar="D", help="the difference to detect (e.g. 0.05)"
+    )
+    power.add_argument(
+        "--power", type=_fraction, default=0.8, metavar="P", help="the power wanted (default 0.8)"
+    )
+    power.add_argument(
+        "--alpha", type=_fraction, default=0.05, metavar="A",
+        help="the two-sided significance level (default 0.05)",
+    )  # fmt: skip
+    power.add_argument(
+        "--correlation", type=_correlation, metavar="R",
+        help="one run: the correlation assumed between the two runs' paired scores "
+        "(default 0: as if unpaired)",
+    )  # fmt: skip
+    power.add_argument("--json", action="store_true", help="print the plan as JSON (no tables)")
 
 
 def _add_init(sub: argparse._SubParsersAction[_Parser]) -> None:

@@ -276,6 +276,7 @@ def _summary(source: Source, header: Mapping[str, Any]) -> RunSummary:
         superseded=superseded_results(source.results, index),
         rewards=configured_rewards(header) if source.results.name == RESULTS_FILE else (),
         dataset=(header.get("config") or {}).get("dataset"),
+        cluster_by=(header.get("config") or {}).get("cluster_by"),
     )
     summary.notes.append(f"computed by agentloop view: {written_path.name} is missing or older")
     return summary

@@ -149,6 +149,12 @@ class EvalConfig(BaseModel):
     pass_threshold: dict[str, float] = Field(default_factory=dict)
     """Per reward name: the score at or above which a sample passes (overrides the
     reward's own threshold; enables pass@k for rewards without one)."""
+    cluster_by: str | None = None
+    """A ``metadata`` key whose value groups samples that are not independent (the
+    questions of one passage, a task's injection variants): the summary's intervals and
+    ``compare``'s tests take each value as one cluster (Miller's clustered standard
+    errors); a sample without the key is its own cluster. Unset: a sample's epochs are
+    its cluster."""
     max_rounds: int = Field(default=5, ge=0)
     """Tool rounds per sample (per turn) before the model must answer."""
     at_max_rounds: Literal["answer", "stop"] = "answer"
@@ -253,6 +259,13 @@ class EvalConfig(BaseModel):
             raise ValueError(
                 f"{bad[0]!r}: keys are model specs as model: writes them (e.g. openai:{bad[0]})"
             )
+        return value
+
+    @field_validator("cluster_by")
+    @classmethod
+    def _check_cluster_by(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or value != value.strip()):
+            raise ValueError("a metadata key, without surrounding spaces")
         return value
 
     @field_validator("pass_threshold")

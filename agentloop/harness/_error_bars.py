@@ -427,12 +427,12 @@ def paired_difference(
     half = t_quantile(0.5 + level / 2, df) * se
     result.low, result.high = mean - half, mean + half
     result.detectable = detectable_difference(se, 1 - level, power)
-    if result.a_only is not None and (result.low > 0 or result.high < 0) != (
-        result.p_value < 1 - level
-    ):
+    excludes_zero = result.low > 0 or result.high < 0
+    if result.a_only is not None and excludes_zero != (result.p_value < 1 - level):
+        discordant = result.a_only + (result.b_only or 0)
         result.note = (
-            f"the interval (mean ± t·SE) and McNemar's exact test disagree on "
-            f"{result.a_only + result.b_only} discordant pair(s): the verdict follows the test"
+            f"the interval (mean ± t·SE) and McNemar's exact test disagree on {discordant} "
+            "discordant pair(s): the verdict follows the test"
         )
     return result
 

@@ -344,6 +344,7 @@ def write_summary(
         planned=int(planned) if planned is not None else None,
         rewards=configured_rewards(header),
         dataset=config.get("dataset"),
+        cluster_by=config.get("cluster_by"),
     )
     if not summary.complete:
         summary.notes.insert(

@@ -26,6 +26,13 @@ results over planned ones.
 Rewards are also broken down by the dataset rows' ``metadata`` (e.g. BFCL's
 ``bfcl_category``): per value of each key that groups samples (see
 ``RunSummary.by_metadata`` for which keys are chosen).
+
+Every one of those figures has its 95% interval (``agentloop.harness._error_bars``, after
+Miller's "Adding Error Bars to Evals"), computed on the same trials as the figure: the
+headline's over every planned result, errored and missing ones as 0, clustered by sample
+id when there are several epochs, or by the metadata key ``cluster_by`` names (a sample
+without it is its own cluster); the pass rate's by Wilson's interval; pass@k's and
+pass^k's by a bootstrap over tasks (their clusters), seeded.
 """
 
 from __future__ import annotations
@@ -33,16 +40,21 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agentloop.harness._error_bars import (
+    ClusterTotals,
+    Interval,
+    bootstrap_intervals,
+    mean_interval,
+)
 from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 
 __all__ = [
     "ErrorExamples",
-    "JudgeTotals",
     "LatencyStats",
     "MetadataGroup",
     "RewardStats",
@@ -79,6 +91,18 @@ class RewardStats(BaseModel):
     sample, an errored or missing epoch counting as a failed trial."""
     pass_hat_k: dict[int, float] = Field(default_factory=dict)
     """k -> unbiased pass^k (every one of k epochs passes), counted as ``pass_at_k``."""
+    interval: Interval | None = None
+    """95% confidence interval of ``headline``, over the same planned results (errored
+    and missing ones as 0): Wilson's when every score is 0 or 1, else headline ± t·SE,
+    the standard error clustered (see ``RunSummary.clustered_by``). None in summaries
+    written before agentloop computed it."""
+    pass_rate_interval: Interval | None = None
+    """95% interval of ``pass_rate`` (Wilson's, over the effective number of trials)."""
+    pass_at_k_interval: dict[int, Interval] = Field(default_factory=dict)
+    """k -> 95% interval of ``pass_at_k[k]``: a bootstrap over tasks (their clusters
+    resampled, 2000 draws, seed 0); for k = 1, the pass rate's interval."""
+    pass_hat_k_interval: dict[int, Interval] = Field(default_factory=dict)
+    """k -> 95% interval of ``pass_hat_k[k]``, as ``pass_at_k_interval``."""
 
 
 class LatencyStats(BaseModel):
@@ -121,6 +145,9 @@ class MetadataGroup(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     """Reward key -> mean score over these results, an errored one scoring 0 (as the
     headline counts it; results the run never wrote are not in any group)."""
+    intervals: dict[str, Interval] = Field(default_factory=dict)
+    """Reward key -> 95% interval of its score here, as ``RewardStats.interval`` (for the
+    key ``cluster_by`` names, each group's results are clustered by sample id)."""
 
 
 def metadata_value(metadata: Any, key: str) -> str | None:
@@ -179,9 +206,6 @@ class RunSummary(BaseModel):
     model_retries: int = 0
     """Model requests retried after a temporary error (429, 5xx, connection errors,
     timeouts): the sum of the trajectories' ``steps[].retries``."""
-    judge: JudgeTotals | None = None
-    """What the rewards' judge models did (requests, tokens, cost), apart from the agent's
-    ``tokens`` and ``cost_usd``; None when no reward of the run asks a judge."""
     cache: dict[str, int] = Field(default_factory=dict)
     """With ``cache:``: ``hits`` and ``misses`` of the response cache over all results
     (empty when the run used none)."""
@@ -202,6 +226,10 @@ class RunSummary(BaseModel):
     """rounds used -> results."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
     """stop_reason -> results."""
+    clustered_by: str | None = None
+    """What the intervals take as one independent unit: ``id`` (a sample: its epochs are
+    one cluster), ``metadata.<key>`` (``cluster_by``: the samples sharing a value are one
+    cluster), or None (one epoch: every result is independent)."""
     by_metadata: dict[str, dict[str, MetadataGroup]] = Field(default_factory=dict)
     """Metadata key -> value -> its results' scores. The keys broken down are those that
     group samples: every value a string, number, boolean or null (not a list or an object),
@@ -253,8 +281,13 @@ def failure_reason(rule: bool | int | float, errored: int, total: int) -> str | 
 class _Accumulator:
     """Folds result lines one at a time; holds per-sample tallies, not the lines."""
 
-    def __init__(self) -> None:
+    def __init__(self, cluster_by: str | None = None) -> None:
         self.summary = RunSummary()
+        self.cluster_by = cluster_by
+        self.cluster_of: dict[str, str] = {}  # sample id -> its cluster's label
+        self.unclustered: set[str] = set()  # samples without the cluster_by key
+        self.results_of: Counter[str] = Counter()  # sample id -> its results
+        self.fractional: set[str] = set()  # rewards with a score other than 0 or 1
         self.scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.passes: dict[str, dict[str, list[int]]] = defaultdict(dict)
         self.ids: set[str] = set()
@@ -263,23 +296,26 @@ class _Accumulator:
         self.waits: list[float] = []  # per model call: time waiting for a request slot
         self.rounds: Counter[int] = Counter()
         self.counters: dict[str, Counter[str]] = defaultdict(Counter)
-        self.metadata = _MetadataTally()
+        self.metadata = _MetadataTally(cluster_by)
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
         self.cost = _CostTally()
-        self.judge = _JudgeTally()
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
         s.results += 1
         sample = str(line["id"])
         self.ids.add(sample)
+        self.results_of[sample] += 1
+        if sample not in self.cluster_of:
+            self.cluster_of[sample] = _cluster_label(line, self.cluster_by)
+            if self.cluster_by is not None and self.cluster_of[sample] == _sample_label(line):
+                self.unclustered.add(sample)
         self.walls.append(float(line.get("wall_time_s") or 0.0))
         if line.get("single_turn"):
             s.single_turn += 1
         self.counters["tools"].update(line.get("tool_calls_by_status") or {})
         self.counters["tokens"].update(line.get("usage") or {})
         self.cost.add(line)
-        self.judge.add(line)
         self.counters["cache"].update(line.get("cache") or {})
         trajectory = line.get("trajectory") or {}
         steps = trajectory.get("steps") or []
@@ -317,11 +353,61 @@ class _Accumulator:
                 self.offered += 1
         # an errored result has the scores of the rewards that did not raise (none else)
         for key, result in (line.get("scores") or {}).items():
-            self.scores[key][sample].append(float(result["score"]))
+            score = float(result["score"])
+            self.scores[key][sample].append(score)
+            if score not in (0.0, 1.0):
+                self.fractional.add(key)
         for key, ok in (line.get("passed") or {}).items():
             tally = self.passes[key].setdefault(sample, [0, 0])
             tally[0] += 1
             tally[1] += bool(ok)
+
+    def units(self, epochs: int, counted: int) -> list[_Unit]:
+        """Every counted result's place, sorted by sample id: each sample's results and
+        the missing ones of an incomplete run (a known sample's first, up to ``epochs``;
+        then samples with no result at all, ``epochs`` each, each its own cluster)."""
+        missing = counted - sum(self.results_of.values())
+        units: list[_Unit] = []
+        for sample in sorted(self.ids):
+            slots = self.results_of[sample]
+            fill = min(max(epochs - slots, 0), max(missing, 0))
+            missing -= fill
+            units.append((sample, self.cluster_of[sample], slots + fill))
+        while missing > 0:
+            size = min(max(epochs, 1), missing)
+            units.append((None, f"missing:{len(units)}", size))
+            missing -= size
+        return units
+
+    def intervals(self, key: str, stats: RewardStats, epochs: int, units: list[_Unit]) -> None:
+        """The 95% intervals of a reward's headline, pass rate, pass@k and pass^k, over
+        the trials each counts (``units``)."""
+        scores = self.scores[key]
+        stats.interval = mean_interval(
+            _cluster_totals(units, lambda sample: scores.get(sample, ())),
+            binary=key not in self.fractional,
+        )
+        passes = self.passes.get(key)
+        if not passes:
+            return
+        passed = {sample: tally[1] for sample, tally in passes.items()}
+        stats.pass_rate_interval = mean_interval(
+            _cluster_totals(units, lambda sample: [1.0] * passed.get(sample, 0)), binary=True
+        )
+        stats.pass_at_k_interval[1] = stats.pass_hat_k_interval[1] = stats.pass_rate_interval
+        ks = range(2, epochs + 1)
+        if not ks:
+            return
+        clusters: dict[str, tuple[int, list[float]]] = {}
+        for sample, label, _ in units:
+            c = passed.get(sample, 0) if sample is not None else 0
+            row = [pass_at_k(epochs, c, k) for k in ks] + [pass_hat_k(epochs, c, k) for k in ks]
+            tasks, sums = clusters.get(label, (0, [0.0] * len(row)))
+            clusters[label] = (tasks + 1, [a + b for a, b in zip(sums, row, strict=True)])
+        found = bootstrap_intervals([clusters[label] for label in sorted(clusters)])
+        for j, k in enumerate(ks):
+            stats.pass_at_k_interval[k] = found[j]
+            stats.pass_hat_k_interval[k] = found[len(ks) + j]
 
     def reward(self, key: str, epochs: int, planned: int) -> RewardStats:
         per_sample = [sum(v) / len(v) for v in self.scores[key].values()]
@@ -358,6 +444,14 @@ class _Accumulator:
         counted = max(planned or 0, s.results)
         keys = dict.fromkeys([*rewards, *self.scores])  # configured first, scored ones too
         s.rewards = {key: self.reward(key, epochs, counted) for key in keys}
+        units = self.units(epochs, counted)
+        for key, stats in s.rewards.items():
+            self.intervals(key, stats, epochs, units)
+        if self.cluster_by is not None:
+            s.clustered_by = f"metadata.{self.cluster_by}"
+        elif epochs > 1 or any(n > 1 for n in self.results_of.values()):
+            s.clustered_by = "id"
+        self.cluster_notes(s)
         s.tool_calls_by_status = dict(sorted(self.counters["tools"].items()))
         s.tool_exceptions = dict(self.counters["exceptions"].most_common())
         tokens = self.counters["tokens"]
@@ -383,6 +477,54 @@ class _Accumulator:
             s.warnings.append(_no_calls_warning(self.offered))
         return s
 
+    def cluster_notes(self, s: RunSummary) -> None:
+        """What the reader must know of ``cluster_by``: samples without the key."""
+        if self.cluster_by is None or not self.unclustered:
+            return
+        key = f"metadata.{self.cluster_by}"
+        if len(self.unclustered) == len(self.ids):
+            s.warnings.append(
+                f"cluster_by: no result has {key} (a misspelt key?): each sample is its own "
+                "cluster, as without cluster_by"
+            )
+        else:
+            s.notes.append(
+                f"{len(self.unclustered)} sample(s) have no {key} (cluster_by): each is its "
+                "own cluster in the intervals"
+            )
+
+
+_Unit = tuple[str | None, str, int]
+"""A sample's place in the intervals: (its id, None for a sample with no result; its
+cluster's label; the results it counts)."""
+
+
+def _sample_label(line: Mapping[str, Any]) -> str:
+    return f"id:{line['id']}"
+
+
+def _cluster_label(line: Mapping[str, Any], cluster_by: str | None) -> str:
+    """The cluster a result belongs to: its sample, or its value of ``cluster_by``
+    (non-scalar values as JSON; a result without the key: its sample)."""
+    metadata = line.get("metadata")
+    if cluster_by is None or not isinstance(metadata, Mapping) or cluster_by not in metadata:
+        return _sample_label(line)
+    return "value:" + json.dumps(metadata[cluster_by], sort_keys=True, ensure_ascii=False)
+
+
+def _cluster_totals(
+    units: Sequence[_Unit], values_of: Callable[[str], Sequence[float]]
+) -> list[ClusterTotals]:
+    """Per cluster: (results, sum, sum of squares), a missing or unscored result as 0."""
+    totals: dict[str, list[float]] = {}
+    for sample, label, slots in units:
+        values = values_of(sample) if sample is not None else ()
+        entry = totals.setdefault(label, [0, 0.0, 0.0])
+        entry[0] += slots
+        entry[1] += sum(values)
+        entry[2] += sum(v * v for v in values)
+    return [(int(n), total, squares) for n, total, squares in totals.values()]
+
 
 def _percentiles(values: list[float]) -> LatencyStats:
     """p50, p90, p99, mean and max of ``values`` (all 0 without any)."""
@@ -405,75 +547,6 @@ _TOKEN_KEYS = (
     "cached_input_tokens",
     "reasoning_tokens",
 )
-
-
-class JudgeTotals(BaseModel):
-    """What a run's judges did (``agentloop.harness._judges``), over its results lines and
-    the attempts that retries superseded (spent too)."""
-
-    requests: int = 0
-    """Judge requests made or read (the lines' ``judge_calls``)."""
-    replayed: int = 0
-    """Of those, replies read from a recording (a replayed run, ``agentloop score``)."""
-    cached: int = 0
-    """Of those, replies served from the response cache."""
-    failed: int = 0
-    """Of those, requests that failed after their retries (their reward errored)."""
-    retries: int = 0
-    """Temporary errors retried (429, 5xx, timeouts) on the judges' requests."""
-    tokens: dict[str, int] = Field(default_factory=dict)
-    """The judges' token counts added up (the keys of ``RunSummary.tokens``)."""
-    cost_usd: float | None = 0.0
-    """USD billed for the judges' requests, not in ``RunSummary.cost_usd``; None when any
-    is unknown (``cost_unknown``), never a partial sum. Replayed and cached replies cost 0."""
-    cost_unknown: str | None = None
-    """Why ``cost_usd`` is None: how many results have no known judge cost, the first one's
-    reason."""
-
-
-class _JudgeTally:
-    """Folds results lines' judge fields (``judge_calls``, ``judge_usage``,
-    ``judge_cost_usd``) into :class:`JudgeTotals`; None when no line has them."""
-
-    def __init__(self) -> None:
-        self.totals = JudgeTotals()
-        self.seen = False
-        self.usd = 0.0
-        self.unknown = 0
-        self.reason: str | None = None
-        self.tokens: Counter[str] = Counter()
-
-    def add(self, line: Mapping[str, Any]) -> None:
-        if "judge_calls" not in line:
-            return
-        self.seen = True
-        totals = self.totals
-        for call in line.get("judge_calls") or []:
-            totals.requests += 1
-            totals.replayed += bool(call.get("replayed"))
-            totals.cached += bool(call.get("cached"))
-            totals.failed += call.get("reply") is None
-            totals.retries += int(call.get("retries") or 0)
-        self.tokens.update(line.get("judge_usage") or {})
-        if line.get("judge_calls") and line.get("judge_cost_usd") is None:
-            self.unknown += 1
-            self.reason = self.reason or str(line.get("judge_cost_unknown"))
-        else:
-            self.usd += float(line.get("judge_cost_usd") or 0.0)
-
-    def result(self) -> JudgeTotals | None:
-        if not self.seen:
-            return None
-        totals = self.totals
-        totals.tokens = {k: int(self.tokens.get(k, 0)) for k in _TOKEN_KEYS}
-        if self.unknown:
-            totals.cost_usd = None
-            totals.cost_unknown = (
-                f"{self.unknown} result(s) have no known judge cost: {self.reason}"
-            )
-        else:
-            totals.cost_usd = round(self.usd, 10)
-        return totals
 
 
 class _CostTally:
@@ -513,7 +586,8 @@ class _MetadataTally:
     being tallied as soon as it cannot be broken down (a list or object value, or too many
     values), so memory stays bounded by the keys that group."""
 
-    def __init__(self) -> None:
+    def __init__(self, cluster_by: str | None = None) -> None:
+        self.cluster_by = cluster_by
         self.all = _Tally()  # every result so far: a key first seen late starts from it
         self.keys: dict[str, dict[str, _Tally]] = {}
         self.dropped: set[str] = set()
@@ -525,7 +599,8 @@ class _MetadataTally:
                 if key not in self.keys and key not in self.dropped:
                     # the results before this one lacked the key
                     self.keys[key] = {NOT_SET: self.all.copy()} if self.all.results else {}
-        self.all.add(line)
+        label = _cluster_label(line, self.cluster_by)
+        self.all.add(line, label)
         for key in list(self.keys):
             value = metadata_value(metadata, key)
             values = self.keys[key]
@@ -533,7 +608,10 @@ class _MetadataTally:
                 self.dropped.add(key)
                 del self.keys[key]
                 continue
-            values.setdefault(value, _Tally()).add(line)
+            # within one value of the cluster key, the samples are the clusters
+            values.setdefault(value, _Tally()).add(
+                line, _sample_label(line) if key == self.cluster_by else label
+            )
 
     def groups(self, rewards: list[str], samples: int) -> dict[str, dict[str, MetadataGroup]]:
         return {
@@ -542,6 +620,10 @@ class _MetadataTally:
                     results=t.results,
                     errored=t.errored,
                     scores={r: t.sums[r] / t.results for r in rewards},
+                    intervals={
+                        r: mean_interval(t.totals(r), binary=r not in t.fractional)
+                        for r in rewards
+                    },
                 )
                 for value, t in sorted(values.items())
             }
@@ -551,24 +633,46 @@ class _MetadataTally:
 
 
 class _Tally:
-    """Results, errored results and score sums of a group."""
+    """Results, errored results and score sums of a group, and per cluster of it (for
+    its intervals): results, and each reward's sum and sum of squares."""
 
     def __init__(self) -> None:
         self.results = 0
         self.errored = 0
         self.sums: defaultdict[str, float] = defaultdict(float)
+        self.cluster_results: Counter[str] = Counter()
+        self.cluster_sums: defaultdict[str, dict[str, list[float]]] = defaultdict(dict)
+        self.fractional: set[str] = set()  # rewards with a score other than 0 or 1
 
-    def add(self, line: Mapping[str, Any]) -> None:
+    def add(self, line: Mapping[str, Any], label: str) -> None:
         self.results += 1
+        self.cluster_results[label] += 1
         if line.get("status") != "ok":
             self.errored += 1
         for reward, result in (line.get("scores") or {}).items():
-            self.sums[reward] += float(result["score"])
+            score = float(result["score"])
+            self.sums[reward] += score
+            entry = self.cluster_sums[reward].setdefault(label, [0.0, 0.0])
+            entry[0] += score
+            entry[1] += score * score
+            if score not in (0.0, 1.0):
+                self.fractional.add(reward)
+
+    def totals(self, reward: str) -> list[ClusterTotals]:
+        """Per cluster: (results, sum, sum of squares) of ``reward``, unscored as 0."""
+        sums = self.cluster_sums.get(reward, {})
+        return [
+            (n, *sums.get(label, (0.0, 0.0))) for label, n in self.cluster_results.items()
+        ]
 
     def copy(self) -> _Tally:
         twin = _Tally()
         twin.results, twin.errored = self.results, self.errored
         twin.sums.update(self.sums)
+        twin.cluster_results.update(self.cluster_results)
+        for reward, clusters in self.cluster_sums.items():
+            twin.cluster_sums[reward] = {label: list(v) for label, v in clusters.items()}
+        twin.fractional = set(self.fractional)
         return twin
 
 
@@ -609,14 +713,16 @@ def summarize(
     superseded: Iterable[Mapping[str, Any]] = (),
     rewards: Sequence[str] = (),
     dataset: str | None = None,
+    cluster_by: str | None = None,
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
     epoch); ``planned`` is the number of results a finished run has; ``superseded`` are
     the older lines that retries replaced: counted, and their tokens count in
     ``tokens`` (spent, even if superseded); ``rewards``: the configured reward keys, each
     in ``rewards`` even when no result has its score (keys found in the lines follow);
-    ``dataset``: the config's (a τ²-bench run's notes say more)."""
-    acc = _Accumulator()
+    ``dataset``: the config's (a τ²-bench run's notes say more); ``cluster_by``: the
+    config's metadata key whose values cluster samples in the intervals."""
+    acc = _Accumulator(cluster_by)
     for line in lines:
         acc.add(line)
     summary = acc.finish(epochs, planned, rewards)
@@ -627,11 +733,9 @@ def summarize(
         replaced += 1
         extra.update(line.get("usage") or {})
         acc.cost.add(line)
-        acc.judge.add(line)
     for key in summary.tokens:
         summary.tokens[key] += int(extra.get(key, 0))
     acc.cost.settle(summary)
-    summary.judge = acc.judge.result()
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)

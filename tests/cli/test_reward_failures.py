@@ -45,9 +45,18 @@ def _summary(run_dir: Path, name: str = "summary.json") -> dict[str, Any]:
 
 
 def _reward_row(out: str, key: str) -> list[str]:
-    """The cells of one reward's row in the printed Rewards table."""
-    (row,) = [line for line in out.splitlines() if line.startswith(f"│ {key} ")]
-    return [cell.strip() for cell in row.strip("│").split("│")]
+    """The cells of one reward's row in the printed Rewards table (the first table with
+    it), its 95% CI left out."""
+    row = next(line for line in out.splitlines() if line.startswith(f"│ {key} "))
+    cells = [cell.strip() for cell in row.strip("│").split("│")]
+    return cells[:2] + cells[3:]
+
+
+def _pass_rows(out: str, key: str) -> dict[str, list[str]]:
+    """The rows of one reward in the printed pass@k table: measure -> value, 95% CI."""
+    rows = [line for line in out.splitlines() if line.startswith(f"│ {key} ")][1:]
+    cells = [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
+    return {c[1]: c[2:] for c in cells}
 
 
 def test_a_reward_that_raises_voids_no_other_reward(
@@ -152,7 +161,13 @@ def test_a_reward_raising_everywhere_is_scored_0_and_fails_the_run(
     code, out, _ = run_cli(capsys, "compare", str(a), str(b), "--json")
     data = json.loads(out)
     assert code == 0 and data["warnings"] == []
-    assert data["rewards"][0] == {"reward": "cli_test_flaky", "a": 1.0, "b": 0.0, "delta": -1.0}
+    delta = data["rewards"][0]
+    assert {k: delta[k] for k in ("reward", "a", "b", "delta")} == {
+        "reward": "cli_test_flaky", "a": 1.0, "b": 0.0, "delta": -1.0,
+    }  # fmt: skip
+    # paired on the 5 samples, the errored results as 0: 5 of 5 worse, McNemar 2 / 2^5
+    assert (delta["paired"]["a_only"], delta["paired"]["p_value"]) == (5, 0.0625)
+    assert delta["verdict"] == "no significant difference at 95%"  # 5 samples are few
     assert len(data["changed"]) == 5 and {c["b"] for c in data["changed"]} == {None}
     out = run_cli(capsys, "compare", str(a), str(b))[1]
     assert re.search(r"│ cli_test_flaky +│ +1\.000 │ +0\.000 │ +-1\.000 │", out)
@@ -187,6 +202,6 @@ def test_errored_trials_are_failed_trials_in_pass_k_as_the_table_says(
     summary = _summary(only_run_dir(tmp_path / "runs"))["rewards"]["cli_test_flaky"]
     assert summary["pass_hat_k"] == {"1": pytest.approx(4 / 7), "2": pytest.approx(4 / 7)}
     assert summary["pass_rate"] == pytest.approx(4 / 7)
-    row = _reward_row(out, "cli_test_flaky")
-    assert row[-1] == "0.571" and row[-3] == "0.571"  # pass^2, pass^1
+    passes = _pass_rows(out, "cli_test_flaky")
+    assert passes["pass^2"][0] == "0.571" and passes["pass rate"][0] == "0.571"
     assert "pass rate, pass@k, pass^k: over every planned trial, an errored one counting" in out

@@ -297,8 +297,10 @@ def test_the_run_page_groups_its_rows_for_triage(runs: tuple[Path, Path]) -> Non
         "text": ["inject", "long-result"],
     }
     text = page["summary"]["by_metadata"]["category"]["text"]
+    intervals = text.pop("intervals")
     assert text == {"results": 2, "errored": 0,
                     "scores": {"qa_f1_reward": 0.5, "tool_call_match": 1.0}}  # fmt: skip
+    assert intervals["qa_f1_reward"]["low"] is None  # 2 samples: too few for an interval
     bars = {b["label"]: named(b["rows"]) for b in page["histograms"]["qa_f1_reward"]}
     assert bars["0"] == ["empty-answer", "inject", "wrong-args"]
     assert bars["errored"] == ["no-replies"] and len(bars["1"]) == 6

@@ -39,6 +39,9 @@ def errors_of(tmp_path: Path, sets: tuple[str, ...] = (), **fields: Any) -> list
         ({"model_params": [1]}, "model_params: Input should be a valid dictionary"),
         ({"fail_on_error": 1.5}, "fail_on_error: a fraction must be between 0 and 1"),
         ({"fail_on_error": -2}, "fail_on_error: a count must be >= 0"),
+        ({"cluster_by": " passage"}, "cluster_by: a metadata key, without surrounding spaces"),
+        ({"cluster_by": ""}, "cluster_by: a metadata key, without surrounding spaces"),
+        ({"cluster_by": ["passage"]}, "cluster_by: Input should be a valid string"),
         ({"rewards": ["no_such_reward"]}, "rewards: unknown reward 'no_such_reward'; known: "),
         (
             {"rewards": [{"tool_call_match": {"order": "sideways"}}]},

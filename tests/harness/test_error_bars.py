@@ -327,6 +327,18 @@ def test_lone_pass_fail_pairs_take_mcnemars_test() -> None:
     assert found.p_value == mcnemar_exact(3, 15) and found.mean == pytest.approx(12 / 30)
 
 
+def test_an_interval_that_disagrees_with_mcnemars_test_says_so() -> None:
+    # 4 discordant pairs, all one way: the exact test cannot reject (2 / 2^4), while the
+    # normal-theory interval of the 20 differences leaves out 0
+    units = [(i, 1.0, 1.0) for i in range(16)] + [(i, 1.0, 0.0) for i in range(16, 20)]
+    found = paired_difference(units, binary=True)
+    assert found.p_value == 0.125 and found.high is not None and found.high < 0
+    assert found.note == (
+        "the interval (mean ± t·SE) and McNemar's exact test disagree on 4 discordant "
+        "pair(s): the verdict follows the test"
+    )
+
+
 def test_clustered_pairs_take_the_t_test_on_the_clustered_error() -> None:
     # the same units with two epochs each, clustered by sample: no longer lone pairs
     units = [(i % 10, float(i % 3 == 0), float(i % 2 == 0)) for i in range(40)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import pytest
 from rich.console import Console
 
 from agentloop.cli._display import print_summary
+from agentloop.harness._error_bars import cluster_totals, clustered_se, t_quantile, wilson
 from agentloop.harness._stats import (
+    RunSummary,
     failure_reason,
     pass_at_k,
     pass_hat_k,
@@ -259,9 +262,12 @@ def test_rewards_are_broken_down_by_the_metadata_keys_that_group_samples() -> No
     text = buffer.getvalue()
     start, end = text.index("by metadata.category"), text.index("by metadata.hard")
     table = text[start:end]
+    # each group's score with its interval: n/a, 2 results are too few
     assert [row.split() for row in table.splitlines() if "parallel" in row] == [
-        ["│", "parallel", "│", "2", "│", "1", "│", "0.250", "│"]
+        ["│", "parallel", "│", "2", "│", "1", "│", "0.250", "n/a", "│"]
     ]
+    parallel = s.by_metadata["category"]["parallel"].intervals["r"]
+    assert parallel.low is None and parallel.clusters == 2
 
 
 def test_a_metadata_key_with_too_many_values_is_not_broken_down() -> None:
@@ -317,3 +323,134 @@ def test_tokens_count_what_superseded_attempts_spent(tmp_path: Path) -> None:
     assert (s.results, s.errored, s.superseded) == (2, 0, 1)
     assert s.tokens == {"input_tokens": 60, "output_tokens": 14, "total_tokens": 74,
                         "cached_input_tokens": 0, "reasoning_tokens": 0}  # fmt: skip
+
+
+# --- error bars (issue 35): every figure with its interval, on the headline's trials ---
+
+
+def test_the_headline_interval_counts_what_the_headline_counts() -> None:
+    # 10 results: 6 pass, 2 fail, 2 errored; 2 more planned and never written: 6 of 12
+    lines = [line(f"s{i}", 1, 1.0) for i in range(6)] + [line("s6", 1, 0.0), line("s7", 1, 0.0)]
+    lines += [line("s8", 1, None), line("s9", 1, None)]
+    r = summarize(lines, planned=12).rewards["r"]
+    assert r.headline == 0.5 and r.interval is not None
+    assert (r.interval.low, r.interval.high) == wilson(6, 12)  # every result its own trial
+    assert (r.interval.method, r.interval.clusters, r.interval.results) == ("wilson", 12, 12)
+    assert r.pass_rate_interval == r.interval  # the same trials, the same verdicts
+
+
+def test_epochs_are_clustered_by_sample_and_a_continuous_score_gets_a_t_interval() -> None:
+    rng = random.Random(4)
+    values = {f"s{i}": [round(rng.random(), 3) for _ in range(3)] for i in range(8)}
+    values["s7"][2] = None  # type: ignore[call-overload]  # errored: 0 in the headline
+    lines = [line(s, e + 1, v) for s, vs in values.items() for e, v in enumerate(vs)]
+    s = summarize(lines, epochs=3)
+    r = s.rewards["r"]
+    flat = [v or 0.0 for vs in values.values() for v in vs]
+    labels = [sid for sid, vs in values.items() for _ in vs]
+    se = clustered_se(cluster_totals(flat, labels))
+    half = t_quantile(0.975, 7) * se
+    assert s.clustered_by == "id" and r.interval is not None
+    assert (r.interval.method, r.interval.clusters, r.interval.results) == ("t", 8, 24)
+    assert r.interval.se == pytest.approx(se)
+    assert (r.interval.low, r.interval.high) == (
+        pytest.approx(r.headline - half),
+        pytest.approx(r.headline + half),
+    )
+    assert summarize(lines[::3]).clustered_by is None  # one epoch: every result independent
+
+
+def test_cluster_by_clusters_samples_by_a_metadata_key() -> None:
+    # 12 questions on 6 passages, two epochs; q11 has no passage: its own cluster
+    lines = [
+        line(f"q{i}", e, float((i + e) % 3 == 0), metadata={"passage": f"p{i // 2}"})
+        for i in range(11)
+        for e in (1, 2)
+    ]
+    lines += [line("q11", e, 1.0) for e in (1, 2)]
+    s = summarize(lines, epochs=2, cluster_by="passage")
+    r = s.rewards["r"]
+    assert s.clustered_by == "metadata.passage" and r.interval is not None
+    assert r.interval.clusters == 7  # p0..p5 and q11
+    labels = [x.get("metadata", {}).get("passage", x["id"]) for x in lines]
+    flat = [float(x["scores"]["r"]["score"]) for x in lines]
+    assert r.interval.se == pytest.approx(clustered_se(cluster_totals(flat, labels)))
+    assert s.notes == ["1 sample(s) have no metadata.passage (cluster_by): each is its own "
+                       "cluster in the intervals"]  # fmt: skip
+    # within one passage, its questions are the clusters
+    group = s.by_metadata["passage"]["p0"]
+    assert group.intervals["r"].clusters == 2 and group.intervals["r"].low is None
+    # a key no result has: a warning, and each sample its own cluster
+    missing = summarize(lines, epochs=2, cluster_by="pasage")
+    assert missing.warnings == [
+        "cluster_by: no result has metadata.pasage (a misspelt key?): each sample is its own "
+        "cluster, as without cluster_by"
+    ]
+    assert missing.rewards["r"].interval.clusters == 12  # type: ignore[union-attr]
+
+
+def test_pass_at_k_intervals_bootstrap_tasks_and_k_1_is_the_pass_rate() -> None:
+    rng = random.Random(9)
+    lines = [line(f"s{i}", e, float(rng.random() < 0.3 + i / 30)) for i in range(15)
+             for e in (1, 2, 3)]  # fmt: skip
+    r = summarize(lines, epochs=3).rewards["r"]
+    assert r.pass_at_k_interval[1] == r.pass_hat_k_interval[1] == r.pass_rate_interval
+    for k in (2, 3):
+        for estimate, interval in ((r.pass_at_k[k], r.pass_at_k_interval[k]),
+                                   (r.pass_hat_k[k], r.pass_hat_k_interval[k])):  # fmt: skip
+            assert interval.method == "bootstrap" and interval.clusters == 15
+            assert interval.low is not None and interval.high is not None
+            assert interval.low <= estimate <= interval.high
+
+
+def test_intervals_do_not_depend_on_the_order_results_finished_in() -> None:
+    rng = random.Random(1)
+    lines = [line(f"s{i}", e, float(rng.random() < 0.5), metadata={"c": i % 3})
+             for i in range(12) for e in (1, 2)]  # fmt: skip
+    shuffled = lines[:]
+    random.Random(2).shuffle(shuffled)
+    first = summarize(lines, epochs=2).model_dump()
+    assert summarize(shuffled, epochs=2).model_dump() == first
+
+
+def test_too_small_a_run_says_so_instead_of_an_interval() -> None:
+    s = summarize([line("a", 1, 1.0), line("b", 1, 0.0), line("c", 1, 1.0)])
+    r = s.rewards["r"]
+    assert r.interval is not None and (r.interval.low, r.interval.high) == (None, None)
+    assert r.interval.note == "3 independent unit(s), fewer than 5: too few for an interval"
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=160))
+    text = buffer.getvalue()
+    assert [row.split()[5] for row in text.splitlines() if row.startswith("│ r ")] == ["n/a"]
+    assert "n/a: fewer than 5 independent units, too few for an interval" in text
+
+
+def test_the_printed_summary_shows_the_intervals_and_how_they_were_made() -> None:
+    lines = [line(f"s{i}", e, float(i % 3 > 0)) for i in range(9) for e in (1, 2)]
+    s = summarize(lines, epochs=2)
+    buffer = io.StringIO()
+    print_summary(s, Console(file=buffer, width=160))
+    text = buffer.getvalue()
+    r = s.rewards["r"]
+    assert r.interval is not None and r.interval.low is not None and r.interval.high is not None
+    assert f"[{r.interval.low:.3f}, {r.interval.high:.3f}]" in text
+    assert "standard errors clustered by sample id (its epochs)" in text
+    # several epochs: pass@k and pass^k with their intervals in a table of their own
+    rows = {row.split("│")[2].strip(): row for row in text.splitlines() if row.startswith("│ r ")}
+    interval = r.pass_hat_k_interval[2]
+    assert interval.low is not None and interval.high is not None
+    assert f"[{interval.low:.3f}, {interval.high:.3f}]" in rows["pass^2"]
+
+
+def test_a_summary_written_before_intervals_still_reads_and_prints() -> None:
+    data = summarize([line(f"s{i}", 1, 1.0) for i in range(6)]).model_dump(mode="json")
+    for stats in data["rewards"].values():
+        for key in ("interval", "pass_rate_interval", "pass_at_k_interval", "pass_hat_k_interval"):
+            del stats[key]
+    del data["clustered_by"]
+    old = RunSummary.model_validate(data)
+    assert old.rewards["r"].interval is None
+    buffer = io.StringIO()
+    print_summary(old, Console(file=buffer, width=160))
+    row = next(r for r in buffer.getvalue().splitlines() if r.startswith("│ r "))
+    assert row.split("│")[3].strip() == "-" and "95% CI of the score" not in buffer.getvalue()
