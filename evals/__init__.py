@@ -3,7 +3,7 @@
 Every reward returns a :class:`RewardResult` (``score`` in [0, 1], ``reason``,
 typed ``details``) and accepts OpenAI chat dicts, LangChain messages and
 agentloop ``Trajectory`` objects alike. No I/O; a model is called only through the
-:class:`Judge` the scorer hands to a reward that asks for one.
+:class:`Judge` the scorer hands to a reward that asks for one (``llm_judge``).
 """
 
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
@@ -12,6 +12,7 @@ from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
 from ._judge import Judge, JudgeSpec
+from ._llm_judge import JudgeGrade, LlmJudgeDetails, llm_judge
 from ._matchers import (
     MATCHERS,
     NORMALIZERS,
@@ -70,7 +71,9 @@ __all__ = [
     "ExpectedCall",
     "FunctionCallDetails",
     "Judge",
+    "JudgeGrade",
     "JudgeSpec",
+    "LlmJudgeDetails",
     "QADetails",
     "QAResult",
     "RewardEntry",
@@ -91,6 +94,7 @@ __all__ = [
     "exact_tool_match_reward",
     "expected_calls",
     "first_difference",
+    "llm_judge",
     "llm_judge_reward",
     "match_function_call",
     "matches",

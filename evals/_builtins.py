@@ -14,6 +14,7 @@ from typing import Any
 
 from ._answer_match import LOCATIONS, Location, answer_match
 from ._bfcl import bfcl_verdict
+from ._llm_judge import check_llm_judge, llm_judge
 from ._messages import final_answer_of
 from ._qa import qa_f1_reward, qa_f1_reward_format
 from ._registry import register_reward
@@ -116,3 +117,4 @@ register_reward("answer_match", _answer, pass_threshold=1.0, check=_check_answer
 register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
 register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)
 register_reward("bfcl_verdict", bfcl_verdict, pass_threshold=1.0)
+register_reward("llm_judge", llm_judge, pass_threshold=1.0, check=check_llm_judge)

@@ -50,6 +50,8 @@ def test_result_models_document_every_field() -> None:
         evals.AnswerScore,
         evals.AnswerMatchDetails,
         evals.SampleScore,
+        evals.LlmJudgeDetails,
+        evals.JudgeGrade,
     ]
     for model in models:
         for field_name, info in model.model_fields.items():
