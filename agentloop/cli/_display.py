@@ -18,6 +18,7 @@ from agentloop.harness import Comparison, LatencyStats, RunSummary
 from agentloop.harness._comparison import MultiComparison, RewardDelta
 from agentloop.harness._error_bars import MIN_CLUSTERS, Interval
 from agentloop.harness._power import PowerPlan
+from agentloop.harness._stats import JudgeTotals
 
 __all__ = [
     "ci",
@@ -162,6 +163,7 @@ def _run_table(summary: RunSummary) -> Table:
             usd(summary.cost_usd) + (f" ({summary.cost_unknown})" * bool(summary.cost_unknown)),
         ),
         ("model retries", str(summary.model_retries)),
+        *([("judge", _judge(summary.judge))] if summary.judge is not None else []),
         (
             "latency (s)",
             f"p50 {lat.p50:.3f}, p90 {lat.p90:.3f}, p99 {lat.p99:.3f}, max {lat.max:.3f}",
@@ -296,6 +298,22 @@ def print_summary(
         out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for line in summary.invalid_lines[:20]:
         out.print(f"  skipped {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _judge(judge: JudgeTotals) -> str:
+    """The judges' requests, tokens and cost (apart from the agent's), in one line."""
+    tok = judge.tokens
+    cost = usd(judge.cost_usd) + (f" ({judge.cost_unknown})" * bool(judge.cost_unknown))
+    counts = [f"retried {judge.retries}"] + [
+        f"{n} {what}"
+        for n, what in ((judge.replayed, "replayed"), (judge.cached, "cached"),
+                        (judge.failed, "failed"))
+        if n
+    ]  # fmt: skip
+    return (
+        f"{judge.requests} requests ({', '.join(counts)}), tokens in "
+        f"{tok.get('input_tokens', 0)}, out {tok.get('output_tokens', 0)}, cost (USD) {cost}"
+    )
 
 
 def usd(value: float | None) -> str:

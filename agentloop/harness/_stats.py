@@ -55,6 +55,7 @@ from agentloop.harness._estimators import pass_at_k, pass_hat_k, percentile
 
 __all__ = [
     "ErrorExamples",
+    "JudgeTotals",
     "LatencyStats",
     "MetadataGroup",
     "RewardStats",
@@ -206,6 +207,9 @@ class RunSummary(BaseModel):
     model_retries: int = 0
     """Model requests retried after a temporary error (429, 5xx, connection errors,
     timeouts): the sum of the trajectories' ``steps[].retries``."""
+    judge: JudgeTotals | None = None
+    """What the rewards' judge models did (requests, tokens, cost), apart from the agent's
+    ``tokens`` and ``cost_usd``; None when no reward of the run asks a judge."""
     cache: dict[str, int] = Field(default_factory=dict)
     """With ``cache:``: ``hits`` and ``misses`` of the response cache over all results
     (empty when the run used none)."""
@@ -299,6 +303,7 @@ class _Accumulator:
         self.metadata = _MetadataTally(cluster_by)
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
         self.cost = _CostTally()
+        self.judge = _JudgeTally()
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -316,6 +321,7 @@ class _Accumulator:
         self.counters["tools"].update(line.get("tool_calls_by_status") or {})
         self.counters["tokens"].update(line.get("usage") or {})
         self.cost.add(line)
+        self.judge.add(line)
         self.counters["cache"].update(line.get("cache") or {})
         trajectory = line.get("trajectory") or {}
         steps = trajectory.get("steps") or []
@@ -549,6 +555,75 @@ _TOKEN_KEYS = (
 )
 
 
+class JudgeTotals(BaseModel):
+    """What a run's judges did (``agentloop.harness._judges``), over its results lines and
+    the attempts that retries superseded (spent too)."""
+
+    requests: int = 0
+    """Judge requests made or read (the lines' ``judge_calls``)."""
+    replayed: int = 0
+    """Of those, replies read from a recording (a replayed run, ``agentloop score``)."""
+    cached: int = 0
+    """Of those, replies served from the response cache."""
+    failed: int = 0
+    """Of those, requests that failed after their retries (their reward errored)."""
+    retries: int = 0
+    """Temporary errors retried (429, 5xx, timeouts) on the judges' requests."""
+    tokens: dict[str, int] = Field(default_factory=dict)
+    """The judges' token counts added up (the keys of ``RunSummary.tokens``)."""
+    cost_usd: float | None = 0.0
+    """USD billed for the judges' requests, not in ``RunSummary.cost_usd``; None when any
+    is unknown (``cost_unknown``), never a partial sum. Replayed and cached replies cost 0."""
+    cost_unknown: str | None = None
+    """Why ``cost_usd`` is None: how many results have no known judge cost, the first one's
+    reason."""
+
+
+class _JudgeTally:
+    """Folds results lines' judge fields (``judge_calls``, ``judge_usage``,
+    ``judge_cost_usd``) into :class:`JudgeTotals`; None when no line has them."""
+
+    def __init__(self) -> None:
+        self.totals = JudgeTotals()
+        self.seen = False
+        self.usd = 0.0
+        self.unknown = 0
+        self.reason: str | None = None
+        self.tokens: Counter[str] = Counter()
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        if "judge_calls" not in line:
+            return
+        self.seen = True
+        totals = self.totals
+        for call in line.get("judge_calls") or []:
+            totals.requests += 1
+            totals.replayed += bool(call.get("replayed"))
+            totals.cached += bool(call.get("cached"))
+            totals.failed += call.get("reply") is None
+            totals.retries += int(call.get("retries") or 0)
+        self.tokens.update(line.get("judge_usage") or {})
+        if line.get("judge_calls") and line.get("judge_cost_usd") is None:
+            self.unknown += 1
+            self.reason = self.reason or str(line.get("judge_cost_unknown"))
+        else:
+            self.usd += float(line.get("judge_cost_usd") or 0.0)
+
+    def result(self) -> JudgeTotals | None:
+        if not self.seen:
+            return None
+        totals = self.totals
+        totals.tokens = {k: int(self.tokens.get(k, 0)) for k in _TOKEN_KEYS}
+        if self.unknown:
+            totals.cost_usd = None
+            totals.cost_unknown = (
+                f"{self.unknown} result(s) have no known judge cost: {self.reason}"
+            )
+        else:
+            totals.cost_usd = round(self.usd, 10)
+        return totals
+
+
 class _CostTally:
     """USD over result lines, and the lines whose cost is unknown."""
 
@@ -733,9 +808,11 @@ def summarize(
         replaced += 1
         extra.update(line.get("usage") or {})
         acc.cost.add(line)
+        acc.judge.add(line)
     for key in summary.tokens:
         summary.tokens[key] += int(extra.get(key, 0))
     acc.cost.settle(summary)
+    summary.judge = acc.judge.result()
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
     summary.invalid_lines = list(invalid_lines)
