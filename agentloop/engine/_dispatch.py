@@ -82,7 +82,12 @@ def _validation_detail(exc: ValidationError) -> str:
 class ToolFailure(ToolException):
     """Raised by a tool to fail with exactly ``Error: <message>``: like a ``ToolException``
     (deliberate, no traceback kept, the call's status ``error``), without the exception's
-    type in the text (τ²-bench's tools answer their errors that way)."""
+    type in the text (τ²-bench's tools answer their errors that way). ``verbatim=True``:
+    with exactly ``<message>`` (AgentDojo's model reads ``ValueError: ...`` alone)."""
+
+    def __init__(self, message: str = "", *, verbatim: bool = False) -> None:
+        super().__init__(message)
+        self.verbatim = verbatim
 
 
 def _describe(exc: BaseException) -> str:
@@ -249,7 +254,8 @@ class ToolDispatcher:
                     return self._finish(call, "timeout", text, time.perf_counter() - started)
         except (Exception, SystemExit) as exc:  # a failing tool is contained, never fatal
             elapsed = time.perf_counter() - started
-            text = RAISED.format(detail=_describe(exc))
+            verbatim = isinstance(exc, ToolFailure) and exc.verbatim
+            text = _describe(exc) if verbatim else RAISED.format(detail=_describe(exc))
             return self._finish(call, "error", text, elapsed, None if _deliberate(exc) else exc)
         elapsed = time.perf_counter() - started
         try:

@@ -308,15 +308,16 @@ _MODEL_FILES = ("scripted:", "replay:")
 
 def relative_to(raw: dict[str, Any], folder: str | Path) -> dict[str, Any]:
     """A copy of a config file's mapping with the paths of the files it reads joined to
-    the file's ``folder`` (see the module doc): ``dataset`` (not ``bfcl:``/``tau2:``),
-    ``system_prompt`` and ``user.instructions`` given as ``@file``, and the files of
-    ``scripted:`` and ``replay:`` specs in ``model`` and ``user.model``. Values of the
-    wrong type are left for validation to report."""
-    from agentloop.benchmarks import bfcl_category, tau2_domain
+    the file's ``folder`` (see the module doc): ``dataset`` (not ``bfcl:``, ``tau2:`` or
+    ``agentdojo:``), ``system_prompt`` and ``user.instructions`` given as ``@file``, and the
+    files of ``scripted:`` and ``replay:`` specs in ``model`` and ``user.model``. Values of
+    the wrong type are left for validation to report."""
+    from agentloop.benchmarks import agentdojo_suite, bfcl_category, tau2_domain
 
     base, result = Path(folder), dict(raw)
     dataset = result.get("dataset")
-    if isinstance(dataset, str) and bfcl_category(dataset) is None and tau2_domain(dataset) is None:
+    named = (bfcl_category, tau2_domain, agentdojo_suite)
+    if isinstance(dataset, str) and all(f(dataset) is None for f in named):
         result["dataset"] = _from_folder(base, dataset)
     for key, prefixes in (("system_prompt", ("@",)), ("model", _MODEL_FILES)):
         if key in result:

@@ -32,7 +32,8 @@ order mark at the start of the file (some Windows editors write one) is skipped.
 ``agentloop.benchmarks``: the lines ``agentloop bfcl export`` would write, line N
 being row N, so the rows and the sha256 are those of the exported file. ``tau2:<domain>``
 (``tau2:<domain>@<task set>``) reads a τ²-bench domain the same way
-(``agentloop.benchmarks._tau2_data``).
+(``agentloop.benchmarks._tau2_data``), ``agentdojo:<suite>`` (``?version=...&attack=...``) an
+AgentDojo suite (``agentloop.benchmarks.agentdojo._agentdojo_rows``).
 """
 
 from __future__ import annotations
@@ -44,9 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks import (
+    agentdojo_lines,
+    agentdojo_suite,
     bfcl_category,
     bfcl_data_dir,
     bfcl_lines,
+    check_agentdojo_source,
     check_bfcl_category,
     check_tau2_domain,
     tau2_data_dir,
@@ -114,6 +118,12 @@ _BOM = b"\xef\xbb\xbf"
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
     """(number, raw bytes for the digest, the line's text bytes without a leading BOM)."""
+    suite = agentdojo_suite(str(path))
+    if suite is not None:
+        for number, text in enumerate(agentdojo_lines(suite), start=1):
+            raw = text.encode("utf-8")
+            yield number, raw, raw
+        return
     category, domain = bfcl_category(str(path)), tau2_domain(str(path))
     if category is not None or domain is not None:
         lines = (
@@ -174,6 +184,10 @@ def _open_check(path: Path) -> None:
     if domain is not None:
         check_tau2_domain(domain)
         tau2_data_dir(task_set=tau2_task_set(str(path)))
+        return
+    suite = agentdojo_suite(str(path))
+    if suite is not None:
+        check_agentdojo_source(suite)
         return
     if not path.is_file():
         raise DatasetError(f"dataset not found: {path}")

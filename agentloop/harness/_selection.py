@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from agentloop.benchmarks import bfcl_category
+from agentloop.benchmarks import agentdojo_suite, bfcl_category, tau2_domain
 from agentloop.errors import ConfigError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._dataset import DatasetScan, iter_samples
@@ -106,7 +106,8 @@ def iter_selected(config: EvalConfig, selection: Selection) -> Iterator[Sample]:
             if sample.line in wanted:
                 left -= 1
                 yield sample
-    elif bfcl_category(config.dataset) is not None:  # no file to seek in: pick by line
+    elif any(f(config.dataset) is not None for f in (bfcl_category, tau2_domain, agentdojo_suite)):
+        # no file to seek in: pick by line
         wanted = set(selection.lines)
         rows = {s.line: s for s in iter_samples(config.dataset, config.mode) if s.line in wanted}
         yield from (rows[line] for line in selection.lines)

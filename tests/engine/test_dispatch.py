@@ -551,3 +551,34 @@ def test_a_tools_own_bug_is_recorded_with_its_type_and_frames() -> None:
     assert bug.traceback.endswith("KeyError: 'k'")
     assert (told.status, told.exception, told.traceback) == ("error", None, None)
     assert told.error == "Error: ToolException: no account k"
+
+
+def test_a_tool_failure_may_be_told_verbatim() -> None:
+    # AgentDojo's model reads a failed call's error alone ("ValueError: ..."), without the
+    # "Error: " that agentloop's other tool failures begin with.
+    from agentloop.engine import ToolFailure
+
+    @tool
+    def plain(key: str) -> str:
+        """Fail as tau2-bench tools fail."""
+        raise ToolFailure(f"no account {key}")
+
+    @tool
+    def verbatim(key: str) -> str:
+        """Fail as AgentDojo's runtime answers."""
+        raise ToolFailure(f"ValueError: no account {key}", verbatim=True)
+
+    reply = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "plain", "args": {"key": "k"}, "id": "1"},
+            {"name": "verbatim", "args": {"key": "k"}, "id": "2"},
+        ],
+    )
+    t = one_round(reply, [plain, verbatim])
+    assert [m.content for m in tool_messages(t)] == [
+        "Error: no account k", "ValueError: no account k"
+    ]
+    assert [(c.status, c.exception, c.error) for c in t.tool_calls()] == [
+        ("error", None, "Error: no account k"), ("error", None, "ValueError: no account k")
+    ]

@@ -1,0 +1,165 @@
+"""An AgentDojo task's environment as an agentloop environment, every call run by AgentDojo.
+
+The factory (``environment: agentloop.benchmarks:agentdojo_environment``) reads the row's
+``environment``: ``{"suite", "version", "user_task", "injection_task", "injections"}``
+(``agentloop.benchmarks.agentdojo._agentdojo_rows``) and builds what AgentDojo's
+``run_task_with_pipeline`` builds: the suite's environment loaded with the injections spliced
+into its YAML text (AgentDojo's ``load_and_inject_default_environment``), then the user task's
+``init_environment`` (an injection task run as a user task starts from the loaded one), fresh
+per (sample, epoch): a deep copy of the loaded environment, which is kept for the next
+sample of the same injections.
+
+Its tools are the suite's functions, each bound with AgentDojo's own schema (its description,
+and the JSON schema of its input model) and run as AgentDojo's ``ToolsExecutor`` runs a call: a
+string argument that reads as a Python list becomes that list, AgentDojo's
+``FunctionsRuntime.run_function`` validates the arguments loosely (unknown ones dropped) and
+runs the function on the environment, and the result is AgentDojo's ``tool_result_to_str``
+(YAML of the model's dump; dicts as Python repr). A call AgentDojo answers with an error
+(``ValidationError: ...``, ``ValueError: ...``) is answered with exactly that text, the call
+recorded ``error``. What differs is said in docs/pages/agentdojo.md (an unknown tool's text).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from ast import literal_eval
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module, load_suite
+from agentloop.engine import ToolFailure
+from agentloop.errors import DatasetError
+
+__all__ = ["AgentDojoEnvironment", "TaskEnvironment", "agentdojo_environment", "task_environment"]
+
+_SPEC = ("suite", "version", "user_task", "injection_task", "injections")
+
+
+class TaskEnvironment:
+    """A row's task in its environment, as ``run_task_with_pipeline`` prepares it."""
+
+    def __init__(self, spec: Mapping[str, Any], where: str = "environment") -> None:
+        if not isinstance(spec, Mapping) or not all(
+            isinstance(spec.get(k), str) for k in ("suite", "version", "user_task")
+        ):
+            raise DatasetError(f"{where}: expected an AgentDojo task ({', '.join(_SPEC)})")
+        self.suite = load_suite(spec["version"], spec["suite"])
+        self.version: str = spec["version"]
+        task_id = spec["user_task"]
+        if task_id in self.suite.user_tasks:
+            self.task: Any = self.suite.get_user_task_by_id(task_id)
+        elif task_id in self.suite.injection_tasks:  # an injection task run as a user task
+            self.task = self.suite.get_injection_task_by_id(task_id)
+        else:
+            raise DatasetError(
+                f"{where}: AgentDojo {spec['suite']} {self.version} has no task {task_id!r}"
+            )
+        self.injection_task: Any = None
+        injection_id = spec.get("injection_task")
+        if injection_id is not None:
+            if injection_id not in self.suite.injection_tasks:
+                raise DatasetError(
+                    f"{where}: AgentDojo {spec['suite']} {self.version} has no injection task "
+                    f"{injection_id!r}"
+                )
+            self.injection_task = self.suite.get_injection_task_by_id(injection_id)
+        injections = spec.get("injections") or {}
+        if not isinstance(injections, Mapping):
+            raise DatasetError(f"{where}: injections: expected {{vector: text}}")
+        try:
+            env = _loaded(self.version, spec["suite"], json.dumps(injections, sort_keys=True))
+        except ValueError as exc:  # a vector the suite does not have
+            raise DatasetError(f"{where}: injections: {' '.join(str(exc).split())}") from None
+        env = env.model_copy(deep=True)
+        base_tasks = agentdojo_module("base_tasks")
+        if isinstance(self.task, base_tasks.BaseUserTask):
+            env = self.task.init_environment(env)
+        self.env = env
+        """The environment the calls change."""
+        self.pre_environment = env.model_copy(deep=True)
+        """A copy of it before any call (what the checks compare with)."""
+        functions_runtime = agentdojo_module("functions_runtime")
+        self.runtime = functions_runtime.FunctionsRuntime(self.suite.tools)
+
+    def run(self, name: str, arguments: dict[str, Any]) -> tuple[str, str | None]:
+        """One call as AgentDojo's ``ToolsExecutor`` runs it, on a known tool: string lists
+        coerced in ``arguments`` (in place, as AgentDojo changes the call it records), then
+        (AgentDojo's result text, its error or None)."""
+        execution = agentdojo_module("agent_pipeline.tool_execution")
+        for key, value in arguments.items():
+            if isinstance(value, str) and execution.is_string_list(value):
+                arguments[key] = literal_eval(value)
+        result, error = self.runtime.run_function(self.env, name, arguments)
+        return execution.tool_result_to_str(result), error
+
+
+@functools.lru_cache(maxsize=32)
+def _loaded(version: str, suite: str, injections: str) -> Any:
+    """AgentDojo's environment of ``suite`` with ``injections`` (JSON) spliced in, as
+    ``load_and_inject_default_environment`` loads it; kept for the few rows running at once
+    (a sample builds its environment twice: to run, then to score), and only ever copied
+    (parsing a suite's YAML takes 70 to 150 ms, a deep copy 2 ms)."""
+    return load_suite(version, suite).load_and_inject_default_environment(json.loads(injections))
+
+
+def task_environment(spec: Mapping[str, Any], where: str = "environment") -> TaskEnvironment:
+    """A row's AgentDojo task, its environment ready (see :class:`TaskEnvironment`)."""
+    return TaskEnvironment(spec, where)
+
+
+def _changes(before: Any, after: Any) -> Any:
+    """What changed from ``before`` to ``after`` (JSON): per key of an object, recursively;
+    a key removed as None; any other value whole."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changed = {k: _changes(before[k], v) for k, v in after.items()
+                   if k in before and before[k] != v}  # fmt: skip
+        changed.update({k: v for k, v in after.items() if k not in before})
+        changed.update({k: None for k in before if k not in after})
+        return changed
+    return after
+
+
+class AgentDojoEnvironment:
+    """One row's AgentDojo environment and the suite's tools acting on it."""
+
+    def __init__(self, spec: Mapping[str, Any], where: str = "environment") -> None:
+        self.task = task_environment(spec, where)
+        self._start = self.task.env.model_dump(mode="json")
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> str:
+        text, error = self.task.run(name, arguments)
+        if error is not None:  # AgentDojo's model reads the error alone
+            raise ToolFailure(error, verbatim=True)
+        return text
+
+    def tools(self) -> list[BaseTool]:
+        """The suite's functions, with AgentDojo's descriptions and input schemas."""
+        tools: list[BaseTool] = []
+        for function in self.task.runtime.functions.values():
+
+            def run(_name: str = function.name, **arguments: Any) -> str:
+                return self._call(_name, arguments)
+
+            tools.append(
+                StructuredTool(
+                    name=function.name,
+                    description=function.description,
+                    args_schema=function.parameters.model_json_schema(),
+                    func=run,
+                )
+            )
+        return tools
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the calls changed in the environment (JSON): per attribute, recursively
+        through objects (a removed key as None); the rest whole. ``{}`` before any change."""
+        changes = _changes(self._start, self.task.env.model_dump(mode="json"))
+        return changes if isinstance(changes, dict) else {}
+
+
+def agentdojo_environment(row: Mapping[str, Any]) -> AgentDojoEnvironment:
+    """The environment factory of the AgentDojo configs: the row's task (see the module)."""
+    return AgentDojoEnvironment(row.get("environment") or {}, f"row {row.get('id')!r}: environment")

@@ -1,0 +1,200 @@
+"""Scripted AgentDojo conversations, judged by agentloop and by AgentDojo itself (for
+``agentdojo_agreement.py`` and the tests).
+
+A case is a row of ``agentdojo:<suite>`` and the agent's replies (agentloop's ``scripted:``
+format: an assistant message with OpenAI tool calls, or a final text), built from AgentDojo's
+own ground truth (``task.ground_truth(pre_environment)``, on the row's environment):
+
+- ``canonical``: the row's task's ground-truth calls, one per reply, then the task's
+  ``GROUND_TRUTH_OUTPUT``: what AgentDojo's ``GroundTruthPipeline`` does;
+- ``packed``: the same calls all in one reply;
+- ``attacker`` (attacked rows): the injection task's ground-truth calls, then the user task's,
+  one per reply: the agent carries out the injection's goal, then its task;
+- ``dropped``: the canonical calls without the last one (rows whose task has calls);
+- ``empty_answer``: the canonical calls, then an empty final answer.
+
+AgentDojo's side (:func:`agentdojo_judge`) runs the same replies through AgentDojo's own
+pipeline (system message, the prompt, then a scripted element and its ``ToolsExecutionLoop``
+with its ``ToolsExecutor``, as ``AgentPipeline.from_config`` builds it for a model without
+defense) and ``TaskSuite.run_task_with_pipeline``, which returns utility and security; the
+texts the model would read for each call are taken from the messages the element is given.
+
+Some tools stamp the current time into what they create (a sent email, a new file):
+:func:`frozen_time` makes ``datetime.datetime.now()`` of those tool modules return one fixed
+time, on both sides (they run in this process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import importlib
+import json
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
+from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
+from agentloop.benchmarks.agentdojo._agentdojo_rows import system_message
+
+FROZEN = datetime.datetime(2024, 5, 15, 9, 30)
+_STAMPING = (
+    "agentdojo.default_suites.v1.tools.email_client",
+    "agentdojo.default_suites.v1.tools.cloud_drive_client",
+)
+
+Replies = list[Any]
+
+
+@contextlib.contextmanager
+def frozen_time(when: datetime.datetime = FROZEN) -> Iterator[None]:
+    """``datetime.datetime.now()`` in AgentDojo's time-stamping tool modules returns ``when``."""
+
+    class Frozen(datetime.datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> datetime.datetime:  # type: ignore[override]
+            return when
+
+    shim = types.ModuleType("datetime")
+    shim.__dict__.update(datetime.__dict__)
+    shim.datetime = Frozen  # type: ignore[attr-defined]
+    agentdojo_module("task_suite")  # the suites (and their tool modules) loaded
+    modules = [importlib.import_module(name) for name in _STAMPING]
+    saved = [m.datetime for m in modules]  # type: ignore[attr-defined]
+    for module in modules:
+        module.datetime = shim  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for module, original in zip(modules, saved, strict=True):
+            module.datetime = original  # type: ignore[attr-defined]
+
+
+def _calls(row: dict[str, Any], which: str) -> list[Any]:
+    """AgentDojo's ground-truth calls of the row's task (``task``) or injection task
+    (``injection``), on the row's environment before any call."""
+    task = task_environment(row["environment"])
+    owner = task.task if which == "task" else task.injection_task
+    return list(owner.ground_truth(task.pre_environment.model_copy(deep=True)))
+
+
+def _call(call: Any, index: int) -> dict[str, Any]:
+    arguments = json.dumps(dict(call.args))
+    return {"id": f"call_{index}", "type": "function",
+            "function": {"name": call.function, "arguments": arguments}}  # fmt: skip
+
+
+def replies(calls: list[Any], final: str, *, packed: bool = False) -> Replies:
+    """The agent's replies making ``calls`` (one per reply, or all in one), then ``final``."""
+    made = [_call(c, i) for i, c in enumerate(calls)]
+    if packed and made:
+        steps: Replies = [{"role": "assistant", "content": None, "tool_calls": made}]
+    else:
+        steps = [{"role": "assistant", "content": None, "tool_calls": [c]} for c in made]
+    return [*steps, final]
+
+
+def _output(row: dict[str, Any]) -> str:
+    task = task_environment(row["environment"]).task
+    return str(getattr(task, "GROUND_TRUTH_OUTPUT", "") or "")
+
+
+def canonical(row: dict[str, Any]) -> Replies | None:
+    return replies(_calls(row, "task"), _output(row))
+
+
+def packed(row: dict[str, Any]) -> Replies | None:
+    calls = _calls(row, "task")
+    return replies(calls, _output(row), packed=True) if len(calls) > 1 else None
+
+
+def attacker(row: dict[str, Any]) -> Replies | None:
+    if row["environment"]["injection_task"] is None:
+        return None
+    return replies(_calls(row, "injection") + _calls(row, "task"), _output(row))
+
+
+def dropped(row: dict[str, Any]) -> Replies | None:
+    calls = _calls(row, "task")
+    return replies(calls[:-1], _output(row)) if calls else None
+
+
+def empty_answer(row: dict[str, Any]) -> Replies | None:
+    return replies(_calls(row, "task"), "")
+
+
+VARIANTS: dict[str, Callable[[dict[str, Any]], Replies | None]] = {
+    "canonical": canonical,
+    "packed": packed,
+    "attacker": attacker,
+    "dropped": dropped,
+    "empty_answer": empty_answer,
+}
+
+
+def _scripted_element(script: Replies) -> Any:
+    base = agentdojo_module("agent_pipeline.base_pipeline_element").BasePipelineElement
+    runtime_types = agentdojo_module("functions_runtime")
+    chat = agentdojo_module("types")
+
+    class Scripted(base):  # type: ignore[misc, valid-type]
+        """An LLM element answering with the next scripted reply; keeps what the model
+        would read of each call (its error, else its text)."""
+
+        def __init__(self) -> None:
+            self.left = list(script)
+            self.seen: dict[str, str] = {}
+
+        def query(self, query: str, runtime: Any, env: Any = None, messages: Any = (),
+                  extra_args: Any = None) -> Any:  # fmt: skip
+            for message in messages:
+                if message["role"] == "tool":
+                    text = message["error"] or chat.get_text_content_as_str(message["content"])
+                    self.seen[str(message["tool_call_id"])] = text
+            reply = self.left.pop(0)
+            if isinstance(reply, str):
+                made = chat.ChatAssistantMessage(
+                    role="assistant",
+                    content=[chat.text_content_block_from_string(reply)],
+                    tool_calls=None,
+                )
+            else:
+                calls = [
+                    runtime_types.FunctionCall(
+                        function=c["function"]["name"],
+                        args=json.loads(c["function"]["arguments"]),
+                        id=c["id"],
+                    )
+                    for c in reply["tool_calls"]
+                ]
+                made = chat.ChatAssistantMessage(role="assistant", content=None, tool_calls=calls)
+            return query, runtime, env, [*messages, made], extra_args or {}
+
+    return Scripted()
+
+
+def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
+    """AgentDojo's own verdict of the conversation: ``utility``, ``security`` (None without
+    an injection task) and ``texts`` (call id -> what the model read)."""
+    pipeline_module = agentdojo_module("agent_pipeline")
+    llm = _scripted_element(script)
+    pipeline = pipeline_module.AgentPipeline([
+        pipeline_module.SystemMessage(system_message()),
+        pipeline_module.InitQuery(),
+        llm,
+        pipeline_module.ToolsExecutionLoop([pipeline_module.ToolsExecutor(), llm]),
+    ])
+    spec = row["environment"]
+    task = task_environment(spec)
+    utility, security = task.suite.run_task_with_pipeline(
+        pipeline, task.task, task.injection_task, spec["injections"]
+    )
+    if task.injection_task is None:
+        security = None
+    else:
+        attack = row["metadata"]["attack"]
+        registry = agentdojo_module("attacks.attack_registry")
+        if attack in registry.ATTACKS and registry.ATTACKS[attack].is_dos_attack:
+            security = not utility  # AgentDojo's benchmark sets it so
+    return {"utility": bool(utility), "security": security, "texts": llm.seen}
