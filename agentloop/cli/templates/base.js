@@ -95,3 +95,32 @@ function parsedGroundTruth(truth) {
   });
   return { ...truth, tool_calls: calls };
 }
+
+// A 95% interval drawn as a bar on [lo, hi] with its estimate as a dot, and its text.
+// Positions are set through the CSSOM (the page's policy forbids style attributes).
+// `ci` is {low, high, note, method, clusters}; null/undefined: a summary written before
+// agentloop computed intervals ("-"); low null: no interval, its note says why ("n/a").
+function intervalCell(key, ci, estimate, lo = 0, hi = 1, signed = false) {
+  const num = (v) => (signed && v >= 0 ? "+" : "") + v.toFixed(3);
+  if (!ci) return el("span", { "data-stat": key, "data-value": "", text: "-" });
+  if (ci.low === null || ci.low === undefined) {
+    return el("span", { class: "muted", "data-stat": key, "data-value": "", title: ci.note || "",
+      text: "n/a" });
+  }
+  const scale = (v) => `${Math.max(0, Math.min(100, ((v - lo) / (hi - lo)) * 100))}%`;
+  const range = el("span", { class: "ci-range" });
+  range.style.left = scale(ci.low);
+  range.style.width = `calc(${scale(ci.high)} - ${scale(ci.low)})`;
+  const point = el("span", { class: "ci-point" });
+  point.style.left = scale(estimate);
+  const bar = el("span", { class: "ci-bar", "aria-hidden": "true" }, range, point);
+  if (lo < 0 && hi > 0) {
+    const zero = el("span", { class: "ci-zero" });
+    zero.style.left = scale(0);
+    bar.append(zero);
+  }
+  const how = [ci.method || ci.test, ci.clusters ? `${ci.clusters} independent units` : null, ci.note]
+    .filter(Boolean).join("; ");
+  return el("span", { class: "ci", "data-stat": key, "data-low": ci.low, "data-high": ci.high,
+    "data-value": `${ci.low},${ci.high}`, title: how }, bar, `[${num(ci.low)}, ${num(ci.high)}]`);
+}

@@ -3,27 +3,72 @@
 
 const CHANGE = ["", "score changed", "verdict changed"];
 
+function pValue(p) {
+  if (p === null || p === undefined) return "-";
+  return p < 1e-4 ? "<0.0001" : p.toFixed(4);
+}
+
+// The paired difference's cells: pairs, B − A, its interval (a bar around 0), p, verdict.
+// A comparison written before agentloop paired runs has none: "-".
+function pairedCells(d, span) {
+  const p = d.paired;
+  if (!p) return [el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "-" }),
+    el("td", { "data-field": `verdict:${d.reward}`, text: d.verdict || "-" })];
+  const cls = d.verdict && d.verdict.endsWith("better") ? (p.mean > 0 ? "up" : "down") : null;
+  return [
+    el("td", {}, stat(`paired:${d.reward}:pairs`, p.pairs)),
+    el("td", { class: cls }, el("span", { "data-stat": `paired:${d.reward}:mean`, "data-value": p.mean,
+      text: `${p.mean >= 0 ? "+" : ""}${p.mean.toFixed(3)}` })),
+    el("td", {}, intervalCell(`paired:${d.reward}:interval`, p, p.mean, -span, span, true)),
+    el("td", { title: p.test }, el("span", { "data-stat": `paired:${d.reward}:p`, "data-value": p.p_value ?? "",
+      text: pValue(p.p_value) }), el("div", { class: "muted", text: p.test })),
+    el("td", { class: cls, "data-field": `verdict:${d.reward}`, title: p.note || "", text: d.verdict || "-" }),
+  ];
+}
+
+function pairingText(comparison) {
+  const a = comparison.label_a || "A";
+  const b = comparison.label_b || "B";
+  const how = comparison.pairing === "sample means"
+    ? "each sample's mean over its epochs (the runs' epochs differ)" : "the results both runs have (id and epoch)";
+  const unit = comparison.pairing === "sample means" ? "sample(s)" : "result(s)";
+  const unpaired = comparison.paired_only_in_a || comparison.paired_only_in_b
+    ? `; not paired: ${comparison.paired_only_in_a} ${unit} only in ${a}, ${comparison.paired_only_in_b} only in ${b}` : "";
+  return `Paired ${b} − ${a}: on ${how}, standard errors ${clusteringText(comparison.clustered_by)}${unpaired}. ` +
+    "p: two-sided, McNemar's exact test when every pair is a lone 0/1 result, else a paired t test on the clustered " +
+    "standard error; verdict at 95%. n/a: fewer than 5 independent units.";
+}
+
 function deltaTable(comparison) {
+  const deltas = comparison.rewards;
+  const bounds = deltas.flatMap((d) => (d.paired && d.paired.low !== null ? [Math.abs(d.paired.low), Math.abs(d.paired.high)] : []));
+  const span = Math.max(0.05, ...bounds) * 1.1;
   const table = el("table", { class: "stats deltas" },
-    el("tr", {}, ["reward", "A", "B", "B − A"].map((h) => el("th", { text: h }))));
-  for (const d of comparison.rewards) {
+    el("tr", {}, ["reward", "A", "B", "B − A", "pairs", "paired B − A", "95% CI", "p", "verdict"].map((h) => el("th", { text: h }))));
+  for (const d of deltas) {
     const cls = d.delta > 0 ? "up" : d.delta < 0 ? "down" : null;
     table.append(el("tr", {}, el("td", { class: "mono", text: d.reward }),
       el("td", {}, stat(`delta:${d.reward}:a`, d.a)), el("td", {}, stat(`delta:${d.reward}:b`, d.b)),
       el("td", { class: cls }, stat(`delta:${d.reward}:delta`, d.delta === null ? null : d.delta,
-        3))));
+        3)), pairedCells(d, span)));
   }
+  const blank = () => [4, 5, 6, 7, 8].map(() => el("td", {}));
   const ea = comparison.summary_a.errored;
   const eb = comparison.summary_b.errored;
   table.append(el("tr", {}, el("td", { text: "errored" }), el("td", { text: ea }), el("td", { text: eb }),
-    el("td", { text: `${eb - ea >= 0 ? "+" : ""}${eb - ea}` })));
+    el("td", { text: `${eb - ea >= 0 ? "+" : ""}${eb - ea}` }), blank()));
   const ca = comparison.summary_a.cost_usd;
   const cb = comparison.summary_b.cost_usd;
   const known = (v) => v !== null && v !== undefined;
   table.append(el("tr", {}, el("td", { text: "cost (USD)" }), el("td", { "data-stat": "cost:a", text: usd(ca) }),
     el("td", { "data-stat": "cost:b", text: usd(cb) }),
-    el("td", { "data-stat": "cost:delta", text: known(ca) && known(cb) ? `${cb - ca >= 0 ? "+" : ""}${(cb - ca).toFixed(6)}` : "-" })));
-  return table;
+    el("td", { "data-stat": "cost:delta", text: known(ca) && known(cb) ? `${cb - ca >= 0 ? "+" : ""}${(cb - ca).toFixed(6)}` : "-" }),
+    blank()));
+  const notes = deltas.filter((d) => d.paired && d.paired.note)
+    .map((d) => el("p", { class: "muted", text: `note: ${d.reward}: ${d.paired.note}` }));
+  return el("div", {}, el("div", { class: "scroll-x" }, table),
+    deltas.some((d) => d.paired) ? el("p", { class: "note", "data-field": "pairing", text: pairingText(comparison) }) : null,
+    notes);
 }
 
 function pairScores(i) {

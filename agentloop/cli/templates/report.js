@@ -49,26 +49,54 @@ function runHeader(header, label) {
     el("details", {}, el("summary", { text: "config" }), el("pre", { class: "json" }, pretty(header.config))));
 }
 
+// How the standard errors treat results, in words (the summary's clustered_by).
+function clusteringText(clusteredBy) {
+  if (clusteredBy === null || clusteredBy === undefined) return "unclustered (every result independent)";
+  if (clusteredBy === "id") return "clustered by sample id (its epochs)";
+  return `clustered by ${clusteredBy} (cluster_by)`;
+}
+
+// A value with its interval's text under it (pass rate, pass@k, pass^k).
+function withInterval(key, value, ci) {
+  const under = ci && ci.low !== null && ci.low !== undefined
+    ? el("div", { class: "muted ci-text", "data-stat": `${key}_ci`, "data-value": `${ci.low},${ci.high}`,
+      title: [ci.method, ci.note].filter(Boolean).join("; "), text: `[${fmt(ci.low)}, ${fmt(ci.high)}]` })
+    : ci ? el("div", { class: "muted ci-text", "data-stat": `${key}_ci`, "data-value": "", title: ci.note || "", text: "n/a" })
+      : null;
+  return [stat(key, value), under];
+}
+
 function rewardTable(summary) {
   const ks = [...new Set(Object.values(summary.rewards).flatMap((r) => Object.keys(r.pass_at_k || {})))];
-  const head = ["reward", "score", "scored mean", "± stderr", "errored", "samples", "pass rate"];
+  const head = ["reward", "score", "95% CI", "scored mean", "± stderr", "errored", "samples", "pass rate"];
   for (const k of ks) head.push(`pass@${k}`, `pass^${k}`);
   const table = el("table", { class: "stats rewards" }, el("tr", {}, head.map((h) => el("th", { text: h }))));
   for (const [key, r] of Object.entries(summary.rewards)) {
     const cells = [el("td", { class: "mono", text: key }),
       el("td", {}, stat(`reward:${key}:headline`, r.headline)),
+      el("td", {}, intervalCell(`reward:${key}:interval`, r.interval, r.headline)),
       el("td", {}, stat(`reward:${key}:mean`, r.mean)), el("td", {}, stat(`reward:${key}:stderr`, r.stderr)),
       el("td", {}, stat(`reward:${key}:errored`, r.errored)),
-      el("td", {}, stat(`reward:${key}:count`, r.count)), el("td", {}, stat(`reward:${key}:pass_rate`, r.pass_rate))];
+      el("td", {}, stat(`reward:${key}:count`, r.count)),
+      el("td", {}, withInterval(`reward:${key}:pass_rate`, r.pass_rate, r.pass_rate_interval))];
     for (const k of ks) {
-      cells.push(el("td", {}, stat(`reward:${key}:pass_at_${k}`, (r.pass_at_k || {})[k])),
-        el("td", {}, stat(`reward:${key}:pass_hat_${k}`, (r.pass_hat_k || {})[k])));
+      cells.push(el("td", {}, withInterval(`reward:${key}:pass_at_${k}`, (r.pass_at_k || {})[k], (r.pass_at_k_interval || {})[k])),
+        el("td", {}, withInterval(`reward:${key}:pass_hat_${k}`, (r.pass_hat_k || {})[k], (r.pass_hat_k_interval || {})[k])));
     }
     table.append(el("tr", {}, cells));
   }
-  if (!Object.values(summary.rewards).some((r) => r.pass_rate !== null && r.pass_rate !== undefined)) return table;
-  return el("div", {}, table, el("p", { class: "note", "data-field": "pass-rule",
-    text: "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed" }));
+  const notes = [];
+  if (Object.values(summary.rewards).some((r) => r.interval)) {
+    notes.push(el("p", { class: "note", "data-field": "interval-rule",
+      text: "95% CI of the score, over the same results (errored and missing ones as 0): Wilson's for 0/1 scores, " +
+        `else score ± t·SE; standard errors ${clusteringText(summary.clustered_by)}. pass@k, pass^k (k ≥ 2): a ` +
+        "bootstrap over tasks (2000 draws, seed 0). n/a: fewer than 5 independent units, or no spread (hover for why)." }));
+  }
+  if (Object.values(summary.rewards).some((r) => r.pass_rate !== null && r.pass_rate !== undefined)) {
+    notes.push(el("p", { class: "note", "data-field": "pass-rule",
+      text: "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed" }));
+  }
+  return el("div", {}, el("div", { class: "scroll-x" }, table), ...notes);
 }
 
 function summaryPanel(summary) {

@@ -73,7 +73,7 @@ function breakdownPanel() {
   const keys = Object.entries(page.summary.by_metadata || {});
   if (!keys.length) return null;
   const panel = el("div", { class: "panel", id: "breakdown" }, el("h2", { text: "By metadata" }),
-    el("p", { class: "muted", text: "each reward's score (errored results count 0) per value of the metadata keys that group samples: 2 to 20 distinct values, fewer than the samples. Click a value to list its samples." }));
+    el("p", { class: "muted", text: "each reward's score (errored results count 0) with its 95% interval per value of the metadata keys that group samples: 2 to 20 distinct values, fewer than the samples. Click a value to list its samples." }));
   const scored = Object.keys(page.summary.rewards || {});
   for (const [key, groups] of keys) {
     const table = el("table", { class: "stats breakdown", "data-key": key },
@@ -89,7 +89,8 @@ function breakdownPanel() {
       table.append(el("tr", { "data-value": value }, el("td", {}, link),
         el("td", {}, stat(`meta:${key}:${value}:results`, group.results)),
         el("td", {}, stat(`meta:${key}:${value}:errored`, group.errored)),
-        scored.map((r) => el("td", { class: scoreClass(group.scores[r]) }, stat(`meta:${key}:${value}:${r}`, group.scores[r])))));
+        scored.map((r) => el("td", { class: scoreClass(group.scores[r]) }, stat(`meta:${key}:${value}:${r}`, group.scores[r]),
+          group.intervals ? el("div", {}, intervalCell(`meta:${key}:${value}:${r}:interval`, group.intervals[r], group.scores[r])) : null))));
     }
     panel.append(el("h3", {}, "metadata.", key), el("div", { class: "scroll-x" }, table));
   }
