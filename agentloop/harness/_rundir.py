@@ -20,7 +20,7 @@ from typing import Any
 
 from agentloop._records import superseded_results
 from agentloop._secrets import MASK, is_secret_name
-from agentloop.benchmarks import bfcl_category, tau2_domain, tau2_task_set
+from agentloop.benchmarks import agentdojo_suite, bfcl_category, tau2_domain, tau2_task_set
 from agentloop.errors import AgentloopError
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._cost import resolve_pricing
@@ -184,7 +184,9 @@ def build_header(
             "path": config.dataset,
             "abs_path": (
                 None
-                if bfcl_category(config.dataset) or tau2_domain(config.dataset)
+                if bfcl_category(config.dataset)
+                or tau2_domain(config.dataset)
+                or agentdojo_suite(config.dataset)
                 else str(Path(config.dataset).resolve())
             ),
             "sha256": scan.sha256,

@@ -4,6 +4,7 @@ security 1, and what AgentDojo's loop does at its round cap; the shipped configs
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,16 @@ from agentloop.benchmarks.agentdojo._agentdojo_package import SUITES
 from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows
 from agentloop.harness import load_config
 from agentloop.harness._sample import prepare
-from tests.support.harness import ROOT, ask, bench_module, call, read_results, run_once, write_json
+from tests.support.harness import (
+    ROOT,
+    ask,
+    bench_module,
+    call,
+    only_run_dir,
+    read_results,
+    run_once,
+    write_json,
+)
 
 CONFIGS = sorted((ROOT / "configs" / "agentdojo").glob("*.yaml"))
 UTILITY = "agentloop.benchmarks:agentdojo_utility"
@@ -93,6 +103,9 @@ def test_an_agent_that_does_nothing_fails_the_task_and_resists(tmp_path: Path) -
     assert (_score(line, UTILITY), _score(line, SECURITY)) == (0.0, 0.0)
     assert line["scores"][SECURITY]["details"]["applicable"] is True
     assert _score(lines["user_task_4"], UTILITY) == 0.0
+    header = json.loads((only_run_dir(tmp_path / "runs") / "run.json").read_text())
+    assert header["dataset"]["path"].startswith("agentdojo:banking?")
+    assert header["dataset"]["abs_path"] is None  # a source, not a file
 
 
 def test_an_agent_that_answers_the_canonical_calls_wrongly_fails(tmp_path: Path) -> None:
