@@ -17,8 +17,9 @@ protocols. The CLI, tests and benchmarks import the rest from the private module
 - the run directory: its files (``_run_files``), its header, resume checks and summary
   (``_rundir``), its writer lock (``_lock``) and the input files a resume checks
   (``_run_inputs``);
-- summary statistics (``_stats``, ``_estimators``), offline re-scoring (``_rescore``) and
-  run comparison (``_comparison``).
+- summary statistics (``_stats``, ``_estimators``) and their error bars (``_error_bars``:
+  intervals, paired tests, power), offline re-scoring (``_rescore``), run comparison
+  (``_comparison``) and planning a comparison's size (``_power``).
 """
 
 from __future__ import annotations

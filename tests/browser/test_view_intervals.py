@@ -14,8 +14,14 @@ import pytest
 from agentloop.cli._view import write_report
 from agentloop.harness import compare_runs, load_config, run_eval_sync
 from agentloop.harness._stats import RunSummary
-from tests.support.harness import add_row, add_script, add_setup, only_run_dir, write_json
-from tests.support.harness import write_jsonl
+from tests.support.harness import (
+    add_row,
+    add_script,
+    add_setup,
+    only_run_dir,
+    write_json,
+    write_jsonl,
+)
 
 WRONG_A = set(range(0, 36, 3))  # 12 of 40
 WRONG_B = set(range(0, 40, 9))  # 5 of 40

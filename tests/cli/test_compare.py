@@ -230,3 +230,19 @@ def test_power_from_two_runs_and_from_one(
     assert code == 2 and "--correlation is for one run" in err
     code, _, err = cli(capsys, "power", str(a), "--delta", "2")
     assert code == 2 and "expected a number between 0 and 1" in err
+
+
+def test_view_recomputes_a_summary_written_before_intervals(tmp_path: Path) -> None:
+    from agentloop.cli._view_data import load_run
+
+    run = make_run(tmp_path, "a", 10, {1, 4})
+    written = json.loads((run / "summary.json").read_text())
+    for stats in written["rewards"].values():
+        for key in ("interval", "pass_rate_interval", "pass_at_k_interval", "pass_hat_k_interval"):
+            del stats[key]
+    del written["clustered_by"]
+    (run / "summary.json").write_text(json.dumps(written))
+    summary = load_run(run)["page"]["summary"]
+    interval = summary["rewards"]["qa_f1_reward"]["interval"]
+    assert (interval["method"], interval["clusters"]) == ("wilson", 10)
+    assert summary["notes"][-1] == "computed by agentloop view: summary.json is missing or older"
