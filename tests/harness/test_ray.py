@@ -176,3 +176,28 @@ def test_a_conversation_with_a_simulated_user_runs_on_ray_as_locally(
     expected = results_by_pair(local.run_dir)
     assert {line["stop_reason"] for line in expected.values()} == {"user_stop"}
     assert results_by_pair(on_ray.run_dir) == expected
+
+
+def test_the_judges_of_a_ray_run_are_opened_and_counted_on_the_actors(
+    tmp_path: Path, ray_address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.openai_stub import StubServer, reply
+
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge-test")
+    usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    with StubServer(lambda body: reply("Right. GRADE: C", usage=usage)) as stub:
+        judge = {"judge": "openai:judge-model",
+                 "judge_options": {"base_url": stub.url, "api_key_env": "JUDGE_KEY"}}  # fmt: skip
+        config = ray_setup(
+            tmp_path, n=3, rewards=[{"llm_judge": judge}], pass_threshold={},
+            executor="ray", ray_address=ray_address, ray_workers=1, ray_env=["JUDGE_KEY"],
+            prices={"openai:judge-model": {"input": 1.0, "output": 2.0}},
+        )  # fmt: skip
+        outcome = run_eval_sync(load_config(config))
+        assert len(stub.requests) == 2  # the third row has no script: it never gets scored
+    lines = {line["id"]: line for line in read_results(outcome.run_dir)}
+    for sample in ("s0000", "s0001"):
+        assert lines[sample]["scores"]["llm_judge"]["score"] == 1.0
+        assert lines[sample]["judge_cost_usd"] == pytest.approx(120 / 1_000_000)
+    assert outcome.summary.judge is not None
+    assert (outcome.summary.judge.requests, outcome.summary.judge.cost_usd) == (2, 0.00024)
