@@ -521,10 +521,12 @@ def _cluster_label(line: Mapping[str, Any], cluster_by: str | None) -> str:
 def _cluster_totals(
     units: Sequence[_Unit], values_of: Callable[[str], Sequence[float]]
 ) -> list[ClusterTotals]:
-    """Per cluster: (results, sum, sum of squares), a missing or unscored result as 0."""
+    """Per cluster: (results, sum, sum of squares), a missing or unscored result as 0;
+    each sample's values added in sorted order, so the order its epochs finished in does
+    not move the last bits."""
     totals: dict[str, list[float]] = {}
     for sample, label, slots in units:
-        values = values_of(sample) if sample is not None else ()
+        values = sorted(values_of(sample)) if sample is not None else ()
         entry = totals.setdefault(label, [0, 0.0, 0.0])
         entry[0] += slots
         entry[1] += sum(values)

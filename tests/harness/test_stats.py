@@ -411,6 +411,12 @@ def test_intervals_do_not_depend_on_the_order_results_finished_in() -> None:
     random.Random(2).shuffle(shuffled)
     first = summarize(lines, epochs=2).model_dump()
     assert summarize(shuffled, epochs=2).model_dump() == first
+    # fractional scores over three epochs: the intervals agree to the last bit
+    scores = [line(f"s{i}", e, rng.random() / 3) for i in range(12) for e in (1, 2, 3)]
+    fractional = summarize(scores, epochs=3).rewards["r"].interval
+    for seed in range(5):
+        random.Random(seed).shuffle(scores)
+        assert summarize(scores, epochs=3).rewards["r"].interval == fractional
 
 
 def test_too_small_a_run_says_so_instead_of_an_interval() -> None:
