@@ -1,5 +1,5 @@
-"""The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, view, show,
-init, tools.
+"""The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, agentdojo, view,
+show, init, tools.
 
 Exit codes: 0 success; 1 the run failed: every result errored (whatever
 ``fail_on_error`` says: a run that scored nothing, e.g. a reward raising on every sample,
@@ -231,7 +231,9 @@ def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from agentloop.harness._comparison import compare_many
 
     if args.more:
-        multi = compare_many([args.run_a, args.run_b, *args.more])
+        multi = compare_many(
+            [args.run_a, args.run_b, *args.more], across_task_sets=args.across_task_sets
+        )
         if args.json:  # each pair without its summaries: they are in "summaries", once
             data = multi.model_dump(
                 mode="json", exclude={"pairs": {"__all__": {"summary_a", "summary_b"}}}
@@ -240,7 +242,7 @@ def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
             return EXIT_OK
         print_comparisons(multi, out, scrub=Scrubber())
         return EXIT_OK
-    comparison = compare_runs(args.run_a, args.run_b)
+    comparison = compare_runs(args.run_a, args.run_b, across_task_sets=args.across_task_sets)
     if args.json:  # plain print: a console would wrap long lines
         print(json.dumps(Scrubber().obj(comparison.model_dump(mode="json")), indent=2))
         return EXIT_OK
@@ -283,6 +285,17 @@ def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
         return EXIT_OK
     # plain print: a console would wrap the table
     print(Scrubber().text(format_bfcl_summary(summarize_bfcl(args.run_dirs))))
+    return EXIT_OK
+
+
+def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.benchmarks.agentdojo._agentdojo_summary import (
+        format_agentdojo_summary,
+        summarize_agentdojo,
+    )
+
+    # plain print: a console would wrap the table
+    print(Scrubber().text(format_agentdojo_summary(summarize_agentdojo(args.run_dirs))))
     return EXIT_OK
 
 
@@ -337,6 +350,7 @@ _COMMANDS = {
     "power": _cmd_power,
     "demo": _cmd_demo,
     "bfcl": _cmd_bfcl,
+    "agentdojo": _cmd_agentdojo,
     "view": _cmd_view,
     "show": _cmd_show,
     "init": _cmd_init,

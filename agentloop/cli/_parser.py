@@ -140,8 +140,15 @@ def _build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--json", action="store_true", help="print the comparison as JSON (no tables)"
     )
+    compare.add_argument(
+        "--across-task-sets",
+        action="store_true",
+        help="compare runs over different benchmark task sets (τ²-bench 0.2 and 1.0.1: the "
+        "same task ids, other criteria), refused otherwise",
+    )
     _add_power(sub)
     _add_bfcl(sub)
+    _add_agentdojo(sub)
     _add_view(sub)
     _add_init(sub)
     return parser
@@ -241,6 +248,19 @@ def _add_bfcl(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     summary = actions.add_parser(
         "summary", help="BFCL accuracy per category and overall, as the leaderboard reports it"
+    )
+    summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+
+
+def _add_agentdojo(sub: argparse._SubParsersAction[_Parser]) -> None:
+    agentdojo = sub.add_parser("agentdojo", help="AgentDojo (prompt-injection benchmark) scores")
+    actions = agentdojo.add_subparsers(
+        dest="agentdojo_command", required=True, parser_class=_Parser
+    )
+    summary = actions.add_parser(
+        "summary",
+        help="utility, utility under attack and targeted attack success rate, per suite and "
+        "over all suites, as AgentDojo reports them",
     )
     summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
 

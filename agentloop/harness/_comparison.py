@@ -42,6 +42,7 @@ from agentloop.harness._run_files import (
 )
 from agentloop.harness._rundir import configured_rewards
 from agentloop.harness._stats import RunSummary, summarize
+from agentloop.harness._task_set import check_task_sets
 
 __all__ = [
     "ChangedSample",
@@ -367,13 +368,18 @@ def _file_order(run: _Run) -> Any:
     return order.__getitem__
 
 
-def compare_runs(a: str | Path, b: str | Path) -> Comparison:
+def compare_runs(a: str | Path, b: str | Path, *, across_task_sets: bool = False) -> Comparison:
     """Per-reward deltas, paired differences with a verdict, and every (sample, epoch,
     reward) whose score changed.
 
-    Each side is its latest line per (sample, epoch) (a retried pair as retried).
+    Each side is its latest line per (sample, epoch) (a retried pair as retried). Runs over
+    different benchmark task sets are refused unless ``across_task_sets``
+    (``agentloop.harness._task_set``).
     """
-    return _compare(_load(a, "A"), _load(b, "B"))
+    noted = check_task_sets([a, b], ["A", "B"], across=across_task_sets)
+    comparison = _compare(_load(a, "A"), _load(b, "B"))
+    comparison.warnings[:0] = noted
+    return comparison
 
 
 def summarize_run(path: str | Path) -> RunSummary:
@@ -387,12 +393,14 @@ def _labels(count: int) -> list[str]:
     return [letters[i] if i < len(letters) else f"R{i + 1}" for i in range(count)]
 
 
-def compare_many(paths: Sequence[str | Path]) -> MultiComparison:
+def compare_many(paths: Sequence[str | Path], *, across_task_sets: bool = False) -> MultiComparison:
     """Every pair of ``paths`` compared (the earlier run as A), each reward's p-values
-    adjusted with Holm's method over the pairs and the verdicts taken from them."""
+    adjusted with Holm's method over the pairs and the verdicts taken from them. Runs over
+    different benchmark task sets are refused unless ``across_task_sets``."""
     if len(paths) < 2:
         raise AgentloopError("compare needs at least two runs")
     labels = _labels(len(paths))
+    noted = check_task_sets(paths, labels, across=across_task_sets)
     runs = [_load(path, label) for path, label in zip(paths, labels, strict=True)]
     pairs = [_compare(runs[i], runs[j]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
     keys = list(dict.fromkeys(d.reward for pair in pairs for d in pair.rewards))
@@ -402,6 +410,7 @@ def compare_many(paths: Sequence[str | Path]) -> MultiComparison:
         for delta, p in zip(deltas, adjusted, strict=True):
             delta.p_adjusted = p
     for pair in pairs:
+        pair.warnings[:0] = noted
         for delta in pair.rewards:
             delta.verdict = verdict(delta, pair.label_a, pair.label_b)
     return MultiComparison(
