@@ -11,7 +11,11 @@ For every task of each domain, scripted cases are built from the task's ground-t
   list loses its last item, ...;
 - ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
   airline: a certificate for the task's user; retail: a new address for the task's user;
-  telecom: the user switches data saver mode on its phone).
+  telecom: the user switches data saver mode on its phone);
+- ``retyped``: the canonical calls with the first whole-number argument of the state-changing
+  actions sent as a float (``2`` as ``2.0``), else the first boolean one as a number (``True``
+  as ``1``): the same value to Python's ``==``, another to τ²-bench's database hash (tasks
+  with neither have no such case).
 
 In telecom (dual control) the ground-truth actions are mostly the user's, on its phone: each
 call runs on its requestor's side, and the user's tools' schemas are compared too.
@@ -65,7 +69,7 @@ from agentloop.benchmarks._tau2_env import DOMAINS, Tau2Environment  # noqa: E40
 from agentloop.benchmarks._tau2_verdict import Conversation, tau2_score  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
-KINDS = ("canonical", "dropped", "wrong_arg", "extra_write")
+KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped")
 # Known causes of difference -> explanation (also on the τ²-bench page of the docs).
 KNOWN: dict[str, str] = {
     "raise": "an env assertion whose function raises (a task that was never created) makes "
@@ -115,6 +119,23 @@ def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
     return ("assistant", "send_certificate", {"user_id": user, "amount": 50})
 
 
+def _retyped(domain: str, actions: list[dict[str, Any]], calls: list[Call]) -> list[Call] | None:
+    """The calls with one number retyped (see the module doc), or None."""
+    writes = [
+        i
+        for i, a in enumerate(actions)
+        if _mutates(domain, a.get("requestor") or "assistant", a["name"])
+    ]
+    for kind, convert in ((int, float), (bool, int)):
+        for i in writes:
+            for key, value in calls[i][2].items():
+                if type(value) is kind:
+                    changed = copy.deepcopy(calls)
+                    changed[i][2][key] = convert(value)
+                    return changed
+    return None
+
+
 def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
     """The scripted cases of one task (see the module doc)."""
     criteria = task.get("evaluation_criteria") or {}
@@ -145,6 +166,9 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
                 out["wrong_arg"] = changed
                 break
     out["extra_write"] = [*calls, _extra_write(domain, actions)]
+    retyped = _retyped(domain, actions, calls)
+    if retyped is not None:
+        out["retyped"] = retyped
     return [
         {
             "key": f"{domain}/{task['id']}/{kind}",
@@ -167,6 +191,11 @@ def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         calls=[(side, name, args, True) for side, name, args in case["calls"]],
         agent_texts=[case["agent_text"]],
     )
+    # NL assertions need a judge and are not compared: left out of the basis (retail 1.0.1)
+    row = copy.deepcopy(row)
+    criteria = row["ground_truth"]["evaluation_criteria"] or {}
+    if "NL_ASSERTION" in (criteria.get("reward_basis") or []):
+        criteria["reward_basis"] = [b for b in criteria["reward_basis"] if b != "NL_ASSERTION"]
     details = tau2_score(conversation, row).details
     return {
         "texts": texts,

@@ -22,18 +22,31 @@ trajectory records the call ``error``, as τ²-bench's tool message says, and a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from agentloop.benchmarks._tau2_data import check_tau2_domain, domain_db
 from agentloop.benchmarks._tau2_toolkit import Toolkit, deep_update
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
-__all__ = ["DOMAINS", "Tau2Environment", "tau2_environment"]
+__all__ = ["DOMAINS", "Tau2Environment", "same_state", "tau2_environment"]
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def same_state(a: Any, b: Any) -> bool:
+    """Equal as τ²-bench compares databases, by their JSON dump (``get_dict_hash``: sorted
+    keys): ``2`` and ``2.0`` differ, and so do ``True`` and ``1``, which Python's ``==``
+    holds equal."""
+    return bool(a == b) and _text(a) == _text(b)
 
 
 def _mock() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
@@ -98,6 +111,10 @@ class Tau2Environment:
         if initial_state:
             self._initialize(initial_state)
         self._start = self.databases()
+        self._start_text = {
+            side: {table: _text(value) for table, value in tables.items()}
+            for side, tables in self._start.items()
+        }
 
     def sync(self) -> None:
         """τ²-bench's ``sync_tools``: the user's side brought in line with the agent's."""
@@ -117,12 +134,12 @@ class Tau2Environment:
         if data.get("agent_data") is not None:
             model = type(self.toolkit.db)
             self.toolkit.db = model.model_validate(
-                deep_update(self.toolkit.db.model_dump(), data["agent_data"])
+                deep_update(self.toolkit.db.model_dump(warnings=False), data["agent_data"])
             )
         if data.get("user_data") is not None and self.user_toolkit is not None:
             model = type(self.user_toolkit.db)
             self.user_toolkit.db = model.model_validate(
-                deep_update(self.user_toolkit.db.model_dump(), data["user_data"])
+                deep_update(self.user_toolkit.db.model_dump(warnings=False), data["user_data"])
             )
         for action in state.get("initialization_actions") or []:
             self.run_function(
@@ -198,30 +215,39 @@ class Tau2Environment:
         return [side.schema(name) for name in type(side).tool_names()]
 
     def databases(self) -> dict[str, dict[str, Any]]:
-        """Both databases whole, as JSON (``user_db`` only where the domain has one)."""
-        state = {"db": self.toolkit.db.model_dump(mode="json")}
+        """Both databases whole, as JSON (``user_db`` only where the domain has one). A value a
+        tool stored with another type than its field's (``2.0`` or ``False`` in an ``int``
+        field, as an agent's argument may give it) is kept as stored, as τ²-bench's hash of
+        the Python dump keeps it (pydantic's JSON mode would coerce it), without pydantic's
+        serializer warning."""
+        sides = {"db": self.toolkit.db}
         if self.user_toolkit is not None:
-            state["user_db"] = self.user_toolkit.db.model_dump(mode="json")
-        return state
+            sides["user_db"] = self.user_toolkit.db
+        return {
+            side: to_jsonable_python(db.model_dump(warnings=False)) for side, db in sides.items()
+        }
 
     def snapshot(self) -> dict[str, Any]:
         """The state as its changes since the task's initial state (a whole airline database
         is megabytes, and the harness records a snapshot after every turn): per database and
-        table, each record that differs, ``None`` for one removed. Two environments of one
-        task are in the same state exactly when their snapshots are equal."""
+        table, each record that differs (:func:`same_state`: ``2.0`` where ``2`` was is a
+        change), ``None`` for one removed. Two environments of one task are in the same state,
+        as τ²-bench's database hashes say, exactly when their snapshots are the same
+        (:func:`same_state`)."""
         changes: dict[str, Any] = {}
         for side, now in self.databases().items():
             start = self._start[side]
             tables: dict[str, Any] = {}
             for table, value in now.items():
                 before = start.get(table)
-                if value == before:
+                if value == before and _text(value) == self._start_text[side].get(table):
                     continue
                 if isinstance(value, dict) and isinstance(before, dict):
                     tables[table] = {
                         key: value.get(key)
                         for key in [*before, *(k for k in value if k not in before)]
-                        if value.get(key) != before.get(key) or (key in before) != (key in value)
+                        if (key in before) != (key in value)
+                        or not same_state(value.get(key), before.get(key))
                     }
                 else:
                     tables[table] = value

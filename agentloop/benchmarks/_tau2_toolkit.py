@@ -74,8 +74,8 @@ def tau2_tool(
 def _json_data(value: Any) -> Any:
     """τ²-bench's conversion before ``json.dumps``: models as their dump, numbers and
     booleans as strings, dates in ISO form."""
-    if isinstance(value, BaseModel):
-        return value.model_dump()
+    if isinstance(value, BaseModel):  # as stored (a float in an int field stays one), quietly
+        return value.model_dump(warnings=False)
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, (bool, int, float)):

@@ -12,11 +12,14 @@ error limits, a failed model). A task without evaluation criteria scores 1. Othe
   agent's side is a fresh environment on which the conversation's calls that changed state
   (write tools of either side, in the order requested) run again, the sides synced after each
   that succeeds and once at the end: τ²-bench's replay. Both databases count (telecom: the
-  carrier's records and the customer's phone). A task with neither actions nor env assertions
-  passes it.
+  carrier's records and the customer's phone), compared as τ²-bench hashes them, by their JSON
+  dump: a ``2.0`` the agent's call stored where the ground truth stores ``2`` is a difference
+  (and ``False`` against ``0``). A task with neither actions nor env assertions passes it.
 - **ENV_ASSERTION**: each of the task's assertions, run in order on the agent's final state
   (either side: telecom's mostly ask the phone, e.g. whether it can send an MMS), returns its
-  ``assert_value``.
+  ``assert_value``. One whose function raises is unmet (``raised``); τ²-bench's evaluator
+  raises there instead, an infrastructure error its metrics leave out, which the details say
+  (``tau2_error``) and the reason too.
 - **ACTION**: every ground-truth action matches some call of the conversation (either side):
   same name, and equal values of its ``compare_args`` (all the call's arguments when it names
   none; none when the list is empty).
@@ -47,7 +50,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentloop._content import content_text
-from agentloop.benchmarks._tau2_env import Tau2Environment
+from agentloop.benchmarks._tau2_env import Tau2Environment, same_state
 from agentloop.evals import RewardResult
 
 if TYPE_CHECKING:
@@ -100,6 +103,12 @@ class CheckResult(BaseModel):
     reason: str
 
 
+class EnvAssertionCheck(CheckResult):
+    raised: bool = False
+    """The assertion's function raised (e.g. on a task that was never created): unmet here,
+    where τ²-bench's evaluator raises instead (see ``Tau2Details.tau2_error``)."""
+
+
 class Tau2Details(BaseModel):
     """Each τ²-bench component's result, as the official evaluator reports it."""
 
@@ -112,10 +121,16 @@ class Tau2Details(BaseModel):
     """The DB check (None when it did not run)."""
     db_reason: str = ""
     """Where the agent's databases first differ from the expected ones, or why they match."""
-    env_assertions: list[CheckResult] = Field(default_factory=list)
+    env_assertions: list[EnvAssertionCheck] = Field(default_factory=list)
     actions: list[ActionCheck] = Field(default_factory=list)
     communicate: list[CheckResult] = Field(default_factory=list)
     nl_assertions: list[CheckResult] = Field(default_factory=list)
+    tau2_error: str | None = None
+    """What τ²-bench records instead of a reward, when it would: an env assertion that raised
+    (whether or not the basis names ENV_ASSERTION, as its evaluator runs them all) makes its
+    evaluator raise, and its runner records the simulation as an infrastructure error, left
+    out of its average reward and pass^k. agentloop's score keeps its rule (unmet, 0 where
+    the basis counts it); this says τ²-bench's."""
 
 
 def conversation_of(trajectory: Any) -> Conversation:
@@ -186,10 +201,9 @@ absent at these levels is something left unchanged."""
 
 
 def _first_difference(agent: Any, expected: Any, path: str = "", depth: int = 0) -> str | None:
-    """Where two snapshots (changes since the task's start) first differ, said as changes."""
-    if type(agent) is not type(expected) and not (
-        isinstance(agent, (int, float)) and isinstance(expected, (int, float))
-    ):
+    """Where two snapshots (changes since the task's start) first differ, said as changes
+    (``2.0`` against ``2`` is a difference, as in τ²-bench's database hashes)."""
+    if type(agent) is not type(expected):
         return f"{path or 'state'}: {_short(agent)} where {_short(expected)} was expected"
     if isinstance(agent, dict):
         changes = depth < _CHANGE_LEVELS
@@ -346,7 +360,9 @@ def tau2_score(
                 agent.replay(side, name, arguments)
         agent.sync()
         final, expected = agent.snapshot(), expected_state(row, actions or [])
-        found = None if final == expected else _first_difference(final, expected) or "a value"
+        found = (
+            None if same_state(final, expected) else _first_difference(final, expected) or "a value"
+        )
         details.db_match = found is None
         details.db_reason = (
             "the agent's databases equal the ground truth's"
@@ -356,6 +372,7 @@ def tau2_score(
         db_reward = 1.0 if found is None else 0.0
         for assertion in assertions or []:
             name, want = assertion["func_name"], assertion.get("assert_value", True)
+            raised = False
             try:
                 value = agent.assertion(
                     assertion["env_type"], name, assertion.get("arguments") or {}
@@ -363,8 +380,14 @@ def tau2_score(
                 met = value == want
                 why = f"{name} returned {value}, {'as' if met else 'not as'} asserted ({want})"
             except Exception as exc:
-                met, why = False, f"{name} raised {type(exc).__name__}: {exc}"
-            details.env_assertions.append(CheckResult(item=name, met=met, reason=why))
+                met, raised, why = False, True, f"{name} raised {type(exc).__name__}: {exc}"
+                details.tau2_error = details.tau2_error or (
+                    f"infrastructure error: the env assertion {why} (τ²-bench's evaluator "
+                    "raises; its metrics leave the simulation out)"
+                )
+            details.env_assertions.append(
+                EnvAssertionCheck(item=name, met=met, reason=why, raised=raised)
+            )
             env_reward *= 1.0 if met else 0.0
 
     # expected actions
@@ -413,6 +436,8 @@ def tau2_score(
         if not failed
         else "; ".join(_why(b, details) for b in failed)
     )
+    if details.tau2_error:
+        reason += f" [τ²-bench: {details.tau2_error}]"
     return RewardResult(score=score, reason=reason, details=details)
 
 

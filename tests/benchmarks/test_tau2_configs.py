@@ -32,6 +32,7 @@ def test_the_config_validates(path: Path, tmp_path: Path, monkeypatch: pytest.Mo
     assert config.dataset == f"tau2:{path.stem}"
     assert config.user is not None and config.user.model.startswith("openai:")
     assert config.pass_threshold == {VERDICT: 1.0} and config.epochs == 4
+    assert config.user.agent_stop_signals == []  # τ²-bench's LLMAgent has no stop signal
     prepared = prepare(config)
     assert prepared.scan.valid == len(list(tau2_rows(path.stem)))
     assert prepared.scan.problems == []

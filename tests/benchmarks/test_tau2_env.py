@@ -350,3 +350,19 @@ def test_a_tool_that_raises_answers_tau2s_error_text_through_the_dispatcher() ->
     )
     assert json.loads(str(messages[1].content))["task_id"] == "task_2"
     assert env.databases()["db"]["tasks"]["task_2"]["title"] == "y"
+
+
+def test_a_value_stored_with_another_type_is_kept_and_is_a_change() -> None:
+    # an agent's 0.0 for an int field: stored as given (as in τ²-bench), dumped without
+    # pydantic's serializer warning, and a change from 0 (τ²-bench's hashes tell them apart)
+    env = Tau2Environment("airline")
+    arguments = {"reservation_id": "YAX4DR", "total_baggages": 0.0, "nonfree_baggages": 0}
+    text, failed = env.call(
+        "assistant",
+        "update_reservation_baggages",
+        {**arguments, "payment_id": "credit_card_4938634"},
+    )
+    assert not failed and '"total_baggages": 0.0,' in text  # as stored, as in τ²-bench
+    assert domain_db("airline")[0]["reservations"]["YAX4DR"]["total_baggages"] == 0
+    changed = env.snapshot()["db"]["reservations"]["YAX4DR"]
+    assert changed["total_baggages"] == 0.0 and isinstance(changed["total_baggages"], float)

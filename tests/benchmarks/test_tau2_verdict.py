@@ -12,7 +12,7 @@ import pytest
 
 from agentloop.benchmarks import tau2_verdict
 from agentloop.benchmarks._tau2_data import tau2_rows
-from agentloop.benchmarks._tau2_env import tau2_environment
+from agentloop.benchmarks._tau2_env import same_state, tau2_environment
 from agentloop.benchmarks._tau2_verdict import (
     Conversation,
     conversation_of,
@@ -198,6 +198,47 @@ def test_env_assertions_run_on_the_agents_final_state() -> None:
     )
 
 
+def test_an_env_assertion_that_raises_is_unmet_here_and_tau2s_infrastructure_error() -> None:
+    row = _row("mock", "create_task_1_with_env_assertions")  # asserts on task_2: never created
+    result = _score(row, [])
+    [check] = result.details.env_assertions
+    assert (check.met, check.raised) == (False, True)
+    assert result.score == 0.0  # agentloop's rule: unmet
+    assert result.details.tau2_error == (
+        "infrastructure error: the env assertion assert_task_status raised ValueError: Task "
+        "task_2 not found (τ²-bench's evaluator raises; its metrics leave the simulation out)"
+    )
+    assert result.reason.endswith(f" [τ²-bench: {result.details.tau2_error}]")
+    # an assertion that returns is unmet without that label
+    unmet = _score(_row("mock", "update_task_with_history_and_env_assertions"), [])
+    assert unmet.details.env_assertions[0].raised is False
+    assert unmet.details.tau2_error is None and "τ²-bench:" not in unmet.reason
+
+
+def test_a_retyped_number_fails_the_db_check_as_in_tau2s_hashes() -> None:
+    # airline task 12 ends with update_reservation_baggages(total_baggages=2, nonfree=0): an
+    # agent that sends 2.0 (or False) leaves that in the database, which τ²-bench's hash of
+    # the JSON dump tells apart from 2 (and 0), though Python's == does not
+    row = _row("airline", "12")
+    calls = _canonical(row)
+    assert calls[-1][1] == "update_reservation_baggages" and calls[-1][2]["total_baggages"] == 2
+    assert _score(row, calls).score == 1.0
+
+    def retyped(**change: Any) -> list:
+        return [*calls[:-1], (*calls[-1][:2], {**calls[-1][2], **change}, True)]
+
+    result = _score(row, retyped(total_baggages=2.0))
+    assert result.score == 0.0 and result.details.db_match is False
+    assert result.details.db_reason == (
+        "the agent's databases differ from the ground truth's: "
+        "db.reservations.YAX4DR.total_baggages: 2.0 where 2 was expected"
+    )
+    result = _score(row, retyped(nonfree_baggages=False))
+    assert result.details.db_reason.endswith("nonfree_baggages: false where 0 was expected")
+    assert same_state({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]})
+    assert not same_state({"a": 2}, {"a": 2.0}) and not same_state([True], [1])
+
+
 @pytest.mark.parametrize("stop", ["max_steps", "too_many_errors", "max_turns", "final"])
 def test_a_conversation_that_did_not_end_by_a_stop_scores_0(stop: str) -> None:
     row = _row("mock", "create_task_1")
@@ -360,9 +401,7 @@ def test_telecom_payments_go_both_ways_and_the_db_check_is_tau2s() -> None:
     # τ²-bench runs the ground truth without syncing the sides, so there the user's payment
     # never reaches the carrier's bill: the DB check fails, outside this basis
     assert done.details.db_match is False
-    assert done.details.db_reason.endswith(
-        '.status: "Paid" where "Awaiting Payment" was expected'
-    )
+    assert done.details.db_reason.endswith('.status: "Paid" where "Awaiting Payment" was expected')
     unpaid = _score(row, [c for c in calls if c[1] != "make_payment"])
     assert unpaid.score == 0.0
     assert [c.met for c in unpaid.details.env_assertions] == [True, False]  # bill not paid
