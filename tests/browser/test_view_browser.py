@@ -3,6 +3,7 @@ comparison, no network, and model output shown as text."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import shutil
 from collections.abc import Iterator
@@ -303,7 +304,10 @@ def test_a_rescored_results_file_opens(page: Any, runs: tuple[Path, Path], tmp_p
     from agentloop.harness import rescore_run
 
     run_dir = Path(shutil.copytree(runs[0], tmp_path / "run"))
-    rescored, summary = rescore_run(run_dir, ["qa_f1_reward_format"])
+    # Playwright's sync API runs an event loop in this thread; rescore_run starts its own, so
+    # it runs in a thread of its own, as from any code with a loop running.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        rescored, summary = pool.submit(rescore_run, run_dir, ["qa_f1_reward_format"]).result()
     _open(page, write_report([rescored]).path)
     assert page.text_content("[data-field='results-file']").startswith(rescored.name)
     stats = summary.rewards["qa_f1_reward_format"]
