@@ -1,5 +1,5 @@
-"""The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, agentdojo, view,
-show, init, tools.
+"""The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, agentdojo, tau2,
+view, show, init, tools.
 
 Exit codes: 0 success; 1 the run failed: every result errored (whatever
 ``fail_on_error`` says: a run that scored nothing, e.g. a reward raising on every sample,
@@ -342,6 +342,13 @@ def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.benchmarks._tau2_summary import format_tau2_summary, summarize_tau2
+
+    print(Scrubber().text(format_tau2_summary(summarize_tau2(args.run_dirs))))
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "score": _cmd_score,
@@ -351,6 +358,7 @@ _COMMANDS = {
     "demo": _cmd_demo,
     "bfcl": _cmd_bfcl,
     "agentdojo": _cmd_agentdojo,
+    "tau2": _cmd_tau2,
     "view": _cmd_view,
     "show": _cmd_show,
     "init": _cmd_init,

@@ -149,6 +149,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_power(sub)
     _add_bfcl(sub)
     _add_agentdojo(sub)
+    _add_tau2(sub)
     _add_view(sub)
     _add_init(sub)
     return parser
@@ -261,6 +262,17 @@ def _add_agentdojo(sub: argparse._SubParsersAction[_Parser]) -> None:
         "summary",
         help="utility, utility under attack and targeted attack success rate, per suite and "
         "over all suites, as AgentDojo reports them",
+    )
+    summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+
+
+def _add_tau2(sub: argparse._SubParsersAction[_Parser]) -> None:
+    tau2 = sub.add_parser("tau2", help="τ²-bench scores")
+    actions = tau2.add_subparsers(dest="tau2_command", required=True, parser_class=_Parser)
+    summary = actions.add_parser(
+        "summary",
+        help="average reward and pass^k per domain as τ²-bench reports them, beside "
+        "agentloop's, and whether they compare with τ²-bench's leaderboard",
     )
     summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
 
