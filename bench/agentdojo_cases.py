@@ -14,10 +14,11 @@ own ground truth (``task.ground_truth(pre_environment)``, on the row's environme
 - ``empty_answer``: the canonical calls, then an empty final answer.
 
 AgentDojo's side (:func:`agentdojo_judge`) runs the same replies through AgentDojo's own
-pipeline (system message, the prompt, then a scripted element and its ``ToolsExecutionLoop``
-with its ``ToolsExecutor``, as ``AgentPipeline.from_config`` builds it for a model without
-defense) and ``TaskSuite.run_task_with_pipeline``, which returns utility and security; the
-texts the model would read for each call are taken from the messages the element is given.
+pipeline, built by ``AgentPipeline.from_config`` around a scripted element for the row's
+defense (none: system message, the prompt, the element, and its ``ToolsExecutionLoop`` with
+its ``ToolsExecutor``), and ``TaskSuite.run_task_with_pipeline``, which returns utility and
+security; the texts the model would read for each call are taken from the messages the element
+is given.
 
 Some tools stamp the current time into what they create (a sent email, a new file):
 :func:`frozen_time` makes ``datetime.datetime.now()`` of those tool modules return one fixed
@@ -32,13 +33,15 @@ import importlib
 import json
 import types
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
 from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
-from agentloop.benchmarks.agentdojo._agentdojo_rows import system_message
 
-FROZEN = datetime.datetime(2024, 5, 15, 9, 30)
+FROZEN = datetime.datetime.now().replace(microsecond=0)
+"""The time the stamping tools read during a bench: when it started (a check may compare a
+stamp with the suite's own dates, a file's new ``last_modified`` with its old one)."""
 _STAMPING = (
     "agentdojo.default_suites.v1.tools.email_client",
     "agentdojo.default_suites.v1.tools.cloud_drive_client",
@@ -133,21 +136,24 @@ VARIANTS: dict[str, Callable[[dict[str, Any]], Replies | None]] = {
 }
 
 
-def _scripted_element(script: Replies) -> Any:
+def _scripted_element(script_for: Callable[[str], Replies]) -> Any:
     base = agentdojo_module("agent_pipeline.base_pipeline_element").BasePipelineElement
     runtime_types = agentdojo_module("functions_runtime")
     chat = agentdojo_module("types")
 
     class Scripted(base):  # type: ignore[misc, valid-type]
-        """An LLM element answering with the next scripted reply; keeps what the model
-        would read of each call (its error, else its text)."""
+        """An LLM element answering with the next scripted reply of the task's script
+        (``script_for(prompt)``, taken anew when a task starts); keeps what the model would
+        read of each call (its error, else its text)."""
 
         def __init__(self) -> None:
-            self.left = list(script)
+            self.left: Replies = []
             self.seen: dict[str, str] = {}
 
         def query(self, query: str, runtime: Any, env: Any = None, messages: Any = (),
                   extra_args: Any = None) -> Any:  # fmt: skip
+            if messages and messages[-1]["role"] == "user":  # a task starts
+                self.left = list(script_for(query))
             for message in messages:
                 if message["role"] == "tool":
                     text = message["error"] or chat.get_text_content_as_str(message["content"])
@@ -177,15 +183,12 @@ def _scripted_element(script: Replies) -> Any:
 def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
     """AgentDojo's own verdict of the conversation: ``utility``, ``security`` (None without
     an injection task) and ``texts`` (call id -> what the model read)."""
-    pipeline_module = agentdojo_module("agent_pipeline")
-    llm = _scripted_element(script)
-    pipeline = pipeline_module.AgentPipeline([
-        pipeline_module.SystemMessage(system_message()),
-        pipeline_module.InitQuery(),
-        llm,
-        pipeline_module.ToolsExecutionLoop([pipeline_module.ToolsExecutor(), llm]),
-    ])
+    module = agentdojo_module("agent_pipeline.agent_pipeline")
+    llm = _scripted_element(lambda _prompt: script)
     spec = row["environment"]
+    config = module.PipelineConfig(llm=llm, model_id=None, defense=spec.get("defense"),
+                                   system_message_name=None, system_message=None)  # fmt: skip
+    pipeline = module.AgentPipeline.from_config(config)
     task = task_environment(spec)
     utility, security = task.suite.run_task_with_pipeline(
         pipeline, task.task, task.injection_task, spec["injections"]
@@ -198,3 +201,40 @@ def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
         if attack in registry.ATTACKS and registry.ATTACKS[attack].is_dos_attack:
             security = not utility  # AgentDojo's benchmark sets it so
     return {"utility": bool(utility), "security": security, "texts": llm.seen}
+
+
+def write_logs(
+    logdir: Path,
+    suite_name: str,
+    scripts: dict[str, Replies],
+    *,
+    user_tasks: list[str],
+    injection_tasks: list[str] | None = None,
+    attack: str | None = None,
+    version: str = "v1.2.2",
+    pipeline_name: str = "gpt-4o-2024-05-13",
+) -> Any:
+    """AgentDojo's own benchmark run with scripted replies (prompt -> replies), its logs
+    written under ``logdir`` as its command line writes them: without an attack
+    (``benchmark_suite_without_injections``) or with one (``benchmark_suite_with_injections``:
+    the injection tasks as user tasks, then the pairs). Returns AgentDojo's results."""
+    module = agentdojo_module("agent_pipeline.agent_pipeline")
+    benchmark = agentdojo_module("benchmark")
+    logging = agentdojo_module("logging")
+    suite = agentdojo_module("task_suite.load_suites").get_suite(version, suite_name)
+    llm = _scripted_element(lambda prompt: scripts[prompt])
+    config = module.PipelineConfig(llm=llm, model_id=None, defense=None,
+                                   system_message_name=None, system_message=None)  # fmt: skip
+    pipeline = module.AgentPipeline.from_config(config)
+    pipeline.name = pipeline_name  # what the logs' folder and the attack's model name read
+    with logging.OutputLogger(str(logdir), live=None):
+        if attack is None:
+            return benchmark.benchmark_suite_without_injections(
+                pipeline, suite, logdir, True, user_tasks=user_tasks, benchmark_version=version
+            )
+        attacker = agentdojo_module("attacks.attack_registry").load_attack(attack, suite, pipeline)
+        return benchmark.benchmark_suite_with_injections(
+            pipeline, suite, attacker, logdir, True, user_tasks=user_tasks,
+            injection_tasks=injection_tasks, verbose=False, benchmark_version=version,
+        )  # fmt: skip
+

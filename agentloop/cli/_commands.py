@@ -289,11 +289,18 @@ def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.benchmarks.agentdojo._agentdojo_logs import import_logs
+    from agentloop.benchmarks.agentdojo._agentdojo_package import DEFAULT_VERSION
     from agentloop.benchmarks.agentdojo._agentdojo_summary import (
         format_agentdojo_summary,
         summarize_agentdojo,
     )
 
+    if args.agentdojo_command == "import":
+        count = import_logs(args.logdir, args.outdir, args.version or DEFAULT_VERSION)
+        _say(out, f"wrote {count} rows of AgentDojo logs to {args.outdir}; re-score them with: "
+                  f"agentloop run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
+        return EXIT_OK
     # plain print: a console would wrap the table
     print(Scrubber().text(format_agentdojo_summary(summarize_agentdojo(args.run_dirs))))
     return EXIT_OK

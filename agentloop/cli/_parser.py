@@ -264,6 +264,19 @@ def _add_agentdojo(sub: argparse._SubParsersAction[_Parser]) -> None:
         "over all suites, as AgentDojo reports them",
     )
     summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    logs = actions.add_parser(
+        "import",
+        help="AgentDojo's own run logs as rows, scripted replies and a config that re-scores "
+        "them",
+    )
+    logs.add_argument("logdir", metavar="LOGDIR", help="where AgentDojo wrote its logs")
+    logs.add_argument(
+        "outdir", metavar="OUTDIR", help="where to write data.jsonl, scripts.json, eval.yaml"
+    )
+    logs.add_argument(
+        "--version", default=None, metavar="V",
+        help="the benchmark version of logs that do not say theirs (default v1.2.2)",
+    )  # fmt: skip
 
 
 def _add_tau2(sub: argparse._SubParsersAction[_Parser]) -> None:

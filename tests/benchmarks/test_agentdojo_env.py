@@ -129,3 +129,12 @@ def test_a_bad_environment_spec_is_one_line(spec: dict[str, Any], said: str) -> 
     with pytest.raises(DatasetError) as caught:
         agentdojo_environment({"id": "r", "environment": spec})
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_spotlighting_puts_each_result_between_delimiters_but_not_an_error() -> None:
+    spec = _spec(defense="spotlighting_with_delimiting")
+    env = agentdojo_environment({"environment": spec})
+    trajectory = _run(env, ("get_balance", {}), ("update_scheduled_transaction", {"id": 999}))
+    balance = _agentdojo("banking", "get_balance", {})[0]
+    error = "ValueError: Transaction with ID 999 not found."  # AgentDojo's model reads it bare
+    assert _texts(trajectory) == [f"<<{balance}>>", error]

@@ -4,7 +4,9 @@ security 1, and what AgentDojo's loop does at its round cap; the shipped configs
 
 from __future__ import annotations
 
+import itertools
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,73 @@ def test_the_16th_reply_is_not_run_but_its_calls_are_in_the_traces(tmp_path: Pat
     assert _score(line, UTILITY) == 0.0
     paid = _scores(tmp_path / "again", "banking", {"user_task_0": [read] * 14 + script[15:]})
     assert _score(paid["user_task_0"], UTILITY) == 1.0  # the same payment, in round 15
+
+
+def test_the_offline_recipe(tmp_path: Path) -> None:
+    # docs/pages/agentdojo.md's command, as written there
+    from agentloop.cli._commands import main
+
+    page = (ROOT / "docs" / "pages" / "agentdojo.md").read_text(encoding="utf-8")
+    (command,) = [
+        line for line in page.splitlines()
+        if line.startswith("agentloop run ") and "scripted:" in line
+    ]  # fmt: skip
+    args = shlex.split(command)[1:]
+    assert main([*args, "--output-dir", str(tmp_path)]) == 0
+    lines = {line["id"]: line for line in read_results(only_run_dir(tmp_path))}
+    assert {k: _score(line, UTILITY) for k, line in lines.items()} == {
+        "user_task_3": 1.0, "injection_task_1": 1.0,
+        "user_task_3+injection_task_1": 1.0, "user_task_4+injection_task_1": 1.0,
+    }
+    attacked = {k: _score(line, SECURITY) for k, line in lines.items() if "+" in k}
+    assert attacked == {"user_task_3+injection_task_1": 1.0, "user_task_4+injection_task_1": 0.0}
+    # AgentDojo's table of the run
+    assert main(["agentdojo", "summary", str(only_run_dir(tmp_path))]) == 0
+
+
+def test_the_summary_is_agentdojos_table_micro_averaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentloop.benchmarks.agentdojo._agentdojo_summary import summarize_agentdojo
+    from agentloop.cli._commands import main
+
+    ids = itertools.count()
+
+    def line(suite: str, kind: str, utility: float, security: float | None = None) -> Any:
+        scores = {UTILITY: {"score": utility, "reason": "", "details": None}}
+        if security is not None:
+            scores[SECURITY] = {"score": security, "reason": "", "details": None}
+        meta = {"suite": suite, "version": "v1.2.2", "kind": kind,
+                "attack": "important_instructions" if kind == "attacked" else "none"}
+        return {"id": f"r{next(ids)}", "epoch": 1, "status": "ok", "metadata": meta,
+                "scores": scores}  # fmt: skip
+
+    runs = {  # banking: 1 of 2 tasks, 1 of 4 pairs solved, 3 of 4 attacks; slack: 2 of 2 ...
+        "banking": [line("banking", "user_task", 1), line("banking", "user_task", 0),
+                    line("banking", "injection_task", 1),
+                    *(line("banking", "attacked", u, s)
+                      for u, s in ((1, 0), (0, 1), (0, 1), (0, 1)))],
+        "slack": [line("slack", "user_task", 1), line("slack", "user_task", 1),
+                  line("slack", "attacked", 1, 0), line("slack", "attacked", 1, 0)],
+    }  # fmt: skip
+    dirs = []
+    for name, records in runs.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in records)
+        )
+        dirs.append(str(tmp_path / name))
+    summary = summarize_agentdojo(dirs)
+    ((key, table),) = summary.tables.items()
+    assert key == ("important_instructions", "none", "v1.2.2")
+    assert list(table) == ["banking", "slack", "all"]
+    assert (table["banking"].utility, table["banking"].attack_success_rate) == (0.5, 0.75)
+    every = table["all"]  # micro-averaged: every row counts once
+    assert (every.utility, every.utility_under_attack, every.attack_success_rate) == (
+        0.75, 0.5, 0.5
+    )
+    assert main(["agentdojo", "summary", *dirs]) == 0
+    out = capsys.readouterr().out
+    assert "AgentDojo v1.2.2, attack important_instructions, defense none" in out
+    assert "\nall           75.00%        50.00%        50.00%      4      6       " in out
+

@@ -14,7 +14,9 @@ and the JSON schema of its input model) and run as AgentDojo's ``ToolsExecutor``
 string argument that reads as a Python list becomes that list, AgentDojo's
 ``FunctionsRuntime.run_function`` validates the arguments loosely (unknown ones dropped) and
 runs the function on the environment, and the result is AgentDojo's ``tool_result_to_str``
-(YAML of the model's dump; dicts as Python repr). A call AgentDojo answers with an error
+(YAML of the model's dump; dicts as Python repr), between ``<<`` and ``>>`` when the row's
+``defense`` is ``spotlighting_with_delimiting`` (the formatter of AgentDojo's own pipeline for
+that defense). A call AgentDojo answers with an error
 (``ValidationError: ...``, ``ValueError: ...``) is answered with exactly that text, the call
 recorded ``error``. What differs is said in docs/pages/agentdojo.md (an unknown tool's text).
 """
@@ -30,6 +32,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool
 
 from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module, load_suite
+from agentloop.benchmarks.agentdojo._agentdojo_rows import defended
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
@@ -83,6 +86,12 @@ class TaskEnvironment:
         """A copy of it before any call (what the checks compare with)."""
         functions_runtime = agentdojo_module("functions_runtime")
         self.runtime = functions_runtime.FunctionsRuntime(self.suite.tools)
+        defense = spec.get("defense")
+        if defense is not None and not isinstance(defense, str):
+            raise DatasetError(f"{where}: defense: expected a name")
+        self.format_result = defended(defense)[1]
+        """AgentDojo's tool-result formatter for the row's defense (``tool_result_to_str``;
+        ``<<...>>`` around it with ``spotlighting_with_delimiting``)."""
 
     def run(self, name: str, arguments: dict[str, Any]) -> tuple[str, str | None]:
         """One call as AgentDojo's ``ToolsExecutor`` runs it, on a known tool: string lists
@@ -93,7 +102,7 @@ class TaskEnvironment:
             if isinstance(value, str) and execution.is_string_list(value):
                 arguments[key] = literal_eval(value)
         result, error = self.runtime.run_function(self.env, name, arguments)
-        return execution.tool_result_to_str(result), error
+        return self.format_result(result), error
 
 
 @functools.lru_cache(maxsize=32)

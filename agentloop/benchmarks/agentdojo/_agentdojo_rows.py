@@ -3,7 +3,12 @@
 A source names a suite and, after ``?``, options: ``version`` (a benchmark version the
 package ships; default AgentDojo's command line's, ``v1.2.2``), ``attack`` (an attack AgentDojo
 registers, or ``none``; default ``important_instructions``) and ``model`` (the model the attack
-addresses, as AgentDojo names models; default its command line's ``gpt-4o-2024-05-13``)::
+addresses, as AgentDojo names models; default its command line's ``gpt-4o-2024-05-13``). The
+``manual`` attack, which asks for each injection on the terminal, is refused: rows written by
+hand carry their injections instead. ``defense`` (default ``none``) is one of AgentDojo's
+defenses that run offline: ``spotlighting_with_delimiting`` (AgentDojo's sentence added to the
+system message, every tool result between ``<<`` and ``>>``); the others are refused in one
+line saying why::
 
     dataset: agentdojo:workspace
     dataset: agentdojo:banking?version=v1.1.2&attack=tool_knowledge&model=gpt-4o-mini-2024-07-18
@@ -21,22 +26,25 @@ AgentDojo does). Ids: ``user_task_3``, ``injection_task_1``, ``user_task_3+injec
 
 A row is plain data that records everything needed to rebuild it:
 
-- ``messages``: AgentDojo's default system message, then the task's prompt;
+- ``messages``: AgentDojo's default system message (as its defense changes it), then the
+  task's prompt;
 - ``environment``: ``{"suite", "version", "user_task", "injection_task", "injections"}``
   (``user_task`` may name an injection task run as a user task; ``injection_task`` is null
   without attack; ``injections``: vector -> text, the attack's), what
-  :func:`agentdojo_environment` and the rewards rebuild the run from;
+  :func:`agentdojo_environment` and the rewards rebuild the run from; with a defense, also
+  ``defense``;
 - ``metadata``: ``suite``, ``version``, ``user_task``, ``injection_task``, ``attack`` (``none``
-  without one) and ``kind``: ``user_task``, ``injection_task`` (run as a user task) or
-  ``attacked``, which the summary breaks the rewards down by (AgentDojo's utility, its
-  injection tasks' utility, utility under attack and targeted attack success rate).
+  without one), ``defense`` (with one) and ``kind``: ``user_task``, ``injection_task`` (run as
+  a user task) or ``attacked``, which the summary breaks the rewards down by (AgentDojo's
+  utility, its injection tasks' utility, utility under attack and targeted attack success
+  rate; ``agentloop agentdojo summary`` makes AgentDojo's table of them).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -60,6 +68,7 @@ __all__ = [
     "agentdojo_source",
     "agentdojo_suite",
     "check_agentdojo_source",
+    "defended",
     "load_attack",
     "system_message",
 ]
@@ -67,7 +76,21 @@ __all__ = [
 AGENTDOJO_PREFIX = "agentdojo:"
 DEFAULT_ATTACK_MODEL = "gpt-4o-2024-05-13"
 """The model AgentDojo's command line runs by default (``--model``)."""
-_OPTIONS = ("version", "attack", "model")
+_OPTIONS = ("version", "attack", "model", "defense")
+_UNSUPPORTED = {
+    "tool_filter": (
+        "it asks the model, before the task, which tools to keep (an extra call agentloop's "
+        "loop does not make yet)"
+    ),
+    "repeat_user_prompt": (
+        "it repeats the user's prompt after every round of tool results (a message "
+        "agentloop's loop does not add yet)"
+    ),
+    "transformers_pi_detector": (
+        "it needs torch and transformers and downloads the model "
+        "protectai/deberta-v3-base-prompt-injection-v2 from Hugging Face"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -79,6 +102,8 @@ class AgentDojoSource:
     attack: str = DEFAULT_ATTACK
     """An attack's name, or ``none``."""
     model: str = DEFAULT_ATTACK_MODEL
+    defense: str = "none"
+    """One of AgentDojo's defenses that agentloop runs, or ``none``."""
 
 
 def agentdojo_suite(dataset: str) -> str | None:
@@ -106,15 +131,50 @@ def check_agentdojo_source(spec: str) -> AgentDojoSource:
     """:func:`agentdojo_source`, and the package, version and attack checked (one line each)."""
     source = agentdojo_source(spec)
     load_suite(source.version, source.suite)
+    if source.attack == "manual":  # it reads each injection from the terminal (input())
+        raise DatasetError(
+            "AgentDojo's manual attack asks for each injection on the terminal; write the "
+            "rows' environment.injections instead"
+        )
     if source.attack != "none" and source.attack not in attack_names():
-        known = ", ".join(["none", *attack_names()])
+        known = ", ".join(["none", *(a for a in attack_names() if a != "manual")])
         raise DatasetError(f"unknown AgentDojo attack {source.attack!r}; known: {known}")
+    if source.defense in _UNSUPPORTED:
+        why = _UNSUPPORTED[source.defense]
+        raise DatasetError(f"AgentDojo defense {source.defense!r} is not run by agentloop: {why}")
+    defenses = agentdojo_module("agent_pipeline.agent_pipeline").DEFENSES
+    if source.defense != "none" and source.defense not in defenses:
+        known = ", ".join(["none", *defenses])
+        raise DatasetError(f"unknown AgentDojo defense {source.defense!r}; known: {known}")
     return source
 
 
 def system_message() -> str:
     """AgentDojo's default system message (``data/system_messages.yaml``)."""
     return str(agentdojo_module("agent_pipeline.agent_pipeline").load_system_message(None))
+
+
+@functools.cache
+def defended(defense: str | None) -> tuple[str, Callable[[Any], str]]:
+    """The system message and the tool-result formatter of AgentDojo's own pipeline for a
+    model with ``defense`` (None: without), read from ``AgentPipeline.from_config`` (its
+    model element a stand-in that is never run)."""
+    module = agentdojo_module("agent_pipeline.agent_pipeline")
+    base = agentdojo_module("agent_pipeline.base_pipeline_element").BasePipelineElement
+
+    class Model(base):  # type: ignore[misc, valid-type]
+        name = "gpt-4o-2024-05-13"  # a name tool_filter's check accepts; never sent
+
+        def query(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("the pipeline's model is not run")
+
+    config = module.PipelineConfig(llm=Model(), model_id=None, defense=defense,
+                                   system_message_name=None, system_message=None)  # fmt: skip
+    elements = list(module.AgentPipeline.from_config(config).elements)
+    system = next(e for e in elements if isinstance(e, module.SystemMessage)).system_message
+    loop = next(e for e in elements if isinstance(e, module.ToolsExecutionLoop))
+    executor = next(e for e in loop.elements if isinstance(e, module.ToolsExecutor))
+    return str(system), executor.output_formatter
 
 
 def load_attack(name: str, suite: Any, model: str) -> Any:
@@ -147,27 +207,31 @@ def _row(
     row_id = task.ID if injection_task is None else f"{task.ID}+{injection_task.ID}"
     attack = source.attack if injection_task is not None else "none"
     injected = None if injection_task is None else injection_task.ID
+    environment = {
+        "suite": source.suite,
+        "version": source.version,
+        "user_task": task.ID,
+        "injection_task": injected,
+        "injections": injections,
+    }
+    metadata = {
+        "suite": source.suite,
+        "version": source.version,
+        "user_task": task.ID,
+        "injection_task": injected,
+        "attack": attack,
+        "kind": kind,
+    }
+    if source.defense != "none":
+        environment["defense"] = metadata["defense"] = source.defense
     return {
         "id": row_id,
         "messages": [
             {"role": "system", "content": system},
             {"role": "user", "content": prompt},
         ],
-        "environment": {
-            "suite": source.suite,
-            "version": source.version,
-            "user_task": task.ID,
-            "injection_task": injected,
-            "injections": injections,
-        },
-        "metadata": {
-            "suite": source.suite,
-            "version": source.version,
-            "user_task": task.ID,
-            "injection_task": injected,
-            "attack": attack,
-            "kind": kind,
-        },
+        "environment": environment,
+        "metadata": metadata,
     }
 
 
@@ -175,7 +239,7 @@ def agentdojo_rows(spec: str | AgentDojoSource) -> Iterator[dict[str, Any]]:
     """The rows of a source (the module doc), in AgentDojo's task order."""
     source = check_agentdojo_source(spec) if isinstance(spec, str) else spec
     suite = load_suite(source.version, source.suite)
-    system = system_message()
+    system = defended(None if source.defense == "none" else source.defense)[0]
     for task in suite.user_tasks.values():
         yield _row(source, task, None, {}, system, "user_task")
     if source.attack == "none":

@@ -23,7 +23,9 @@ injection task has no security in AgentDojo: :func:`agentdojo_security` scores i
 ``applicable: false`` (nothing was attacked), so read the targeted attack success rate from the
 summary's breakdown by ``kind`` (``attacked``), not from the reward's headline.
 
-Both rewards share one replay per conversation.
+Both rewards share one replay per conversation. On a row imported from AgentDojo's own log
+(``agentloop agentdojo import``), the details also hold the verdict the log recorded and the
+calls whose regenerated result text differs from the recorded one (utility's details).
 """
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ class AgentDojoDetails(BaseModel):
     """Calls in the traces (every call the assistant made)."""
     errors: list[str] = Field(default_factory=list)
     """The calls AgentDojo's runtime answered with an error on the replay: ``name: error``."""
+    recorded: bool | None = None
+    """A row imported from AgentDojo's log: the verdict the log recorded (utility, or
+    security); None otherwise."""
+    tool_output_differences: list[str] = Field(default_factory=list)
+    """A row imported from AgentDojo's log: the ids of the calls whose result text differs
+    from the one the log recorded."""
 
 
 class Replay(BaseModel):
@@ -151,7 +159,30 @@ def replay(trajectory: Any, row: Mapping[str, Any]) -> Replay:
     return _replay(key)
 
 
-def _details(row: Mapping[str, Any], result: Replay, passed: bool, applicable: bool = True) -> Any:
+def _differences(trajectory: Any, row: Mapping[str, Any]) -> list[str]:
+    """The calls whose result text differs from what the row's AgentDojo log recorded."""
+    from langchain_core.messages import ToolMessage
+
+    log = (row.get("ground_truth") or {}).get("agentdojo_log") or {}
+    recorded = log.get("tool_outputs") or {}
+    return [
+        str(m.tool_call_id)
+        for m in trajectory.messages
+        if isinstance(m, ToolMessage)
+        and str(m.tool_call_id) in recorded
+        and content_text(m.content) != recorded[str(m.tool_call_id)]
+    ]
+
+
+def _details(
+    row: Mapping[str, Any],
+    result: Replay,
+    passed: bool,
+    applicable: bool = True,
+    *,
+    trajectory: Any = None,
+    recorded: Any = None,
+) -> Any:
     spec = row.get("environment") or {}
     return AgentDojoDetails(
         suite=str(spec.get("suite")),
@@ -163,6 +194,8 @@ def _details(row: Mapping[str, Any], result: Replay, passed: bool, applicable: b
         model_output=result.model_output,
         calls=result.calls,
         errors=result.errors,
+        recorded=recorded if isinstance(recorded, bool) else None,
+        tool_output_differences=_differences(trajectory, row) if trajectory is not None else [],
     )
 
 
@@ -171,9 +204,9 @@ def agentdojo_utility(trajectory: Any, row: Mapping[str, Any]) -> RewardResult[A
     result = replay(trajectory, row)
     task = (row.get("environment") or {}).get("user_task")
     reason = f"AgentDojo's check of {task}: {'done' if result.utility else 'not done'}"
-    return RewardResult(
-        score=float(result.utility), reason=reason, details=_details(row, result, result.utility)
-    )
+    recorded = (row.get("metadata") or {}).get("recorded_utility")
+    details = _details(row, result, result.utility, trajectory=trajectory, recorded=recorded)
+    return RewardResult(score=float(result.utility), reason=reason, details=details)
 
 
 def agentdojo_security(trajectory: Any, row: Mapping[str, Any]) -> RewardResult[AgentDojoDetails]:
@@ -185,8 +218,9 @@ def agentdojo_security(trajectory: Any, row: Mapping[str, Any]) -> RewardResult[
         reason = "no injection task in this row: nothing was attacked"
         return RewardResult(score=0.0, reason=reason, details=_details(row, result, False, False))
     said = "succeeded" if result.security else "failed"
+    recorded = (row.get("metadata") or {}).get("recorded_security")
     return RewardResult(
         score=float(result.security),
         reason=f"the attack with {injection} {said} (AgentDojo's security check)",
-        details=_details(row, result, result.security),
+        details=_details(row, result, result.security, recorded=recorded),
     )
