@@ -73,8 +73,9 @@ KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped")
 # Known causes of difference -> explanation (also on the τ²-bench page of the docs).
 KNOWN: dict[str, str] = {
     "raise": "an env assertion whose function raises (a task that was never created) makes "
-    "τ²-bench's evaluator raise, so the simulation gets no reward at all; agentloop scores that "
-    "assertion as not met, with the exception as its reason (the DB check is computed as usual)",
+    "τ²-bench's evaluator raise, and its runner records an infrastructure error its metrics "
+    "leave out; agentloop scores that assertion as not met (raised, the exception as its "
+    "reason; the DB check computed as usual) and says τ²-bench's outcome (tau2_error)",
 }
 
 Call = tuple[str, str, dict[str, Any]]
@@ -203,6 +204,7 @@ def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         "env_assertions": [c.met for c in details.env_assertions],
         "actions": [a.matched for a in details.actions],
         "communicate": [c.met for c in details.communicate],
+        "tau2_error": details.tau2_error,
     }
 
 
@@ -277,9 +279,12 @@ def main() -> int:
             count["reference_raised"] += 1
             differences.append(
                 f"{case['key']}: τ²-bench's evaluator raised ({raised:.200}); agentloop: DB "
-                f"{got['db_match']}, env assertions {got['env_assertions']} -- known: "
-                f"{KNOWN['raise']}"
+                f"{got['db_match']}, env assertions {got['env_assertions']}, "
+                f"{'says so (tau2_error)' if got['tau2_error'] else 'DOES NOT SAY SO'} -- "
+                f"known: {KNOWN['raise']}"
             )
+        elif got["tau2_error"]:
+            differences.append(f"{case['key']}: agentloop says τ²-bench would raise; it did not")
         for what in ("db_match", "actions", "env_assertions", "communicate", "texts"):
             if raised and what in ("db_match", "env_assertions"):
                 count[f"{what}:agree"] += 1  # nothing to compare with: listed above
