@@ -307,6 +307,30 @@ def test_nl_assertions_are_graded_by_the_judge_when_the_basis_has_them() -> None
     assert unasked.asked == []
 
 
+def test_retail_1_0_is_graded_on_its_database_and_the_judges_nl_assertions() -> None:
+    # τ²-bench 1.0 moved retail from COMMUNICATE to NL assertions: 40 of its 114 tasks
+    judged = [
+        r
+        for r in tau2_rows("retail")
+        if "NL_ASSERTION" in r["metadata"]["reward_basis"] and _criteria(r)["nl_assertions"]
+    ]
+    assert len(judged) == 40
+    row = judged[0]
+    assert row["metadata"]["reward_basis"] == ["DB", "NL_ASSERTION"]
+    assertions = _criteria(row)["nl_assertions"]
+    conversation = Conversation(
+        stop_reason="user_stop", calls=_canonical(row), agent_texts=["Done."],
+        transcript=[("assistant", "Done.")],
+    )  # fmt: skip
+    judge = _judge([True] * len(assertions))
+    result = anyio.run(lambda: tau2_judged(conversation, row, judge=judge))
+    assert result.score == 1.0 and result.details.breakdown == {"DB": 1.0, "NL_ASSERTION": 1.0}
+    assert str(assertions) in judge.asked[0][1]["content"]
+    unmet = _judge([True] * (len(assertions) - 1) + [False])
+    result = anyio.run(lambda: tau2_judged(conversation, row, judge=unmet))
+    assert result.score == 0.0 and result.details.breakdown["NL_ASSERTION"] == 0.0
+
+
 def test_a_judge_reply_that_is_not_tau2s_json_is_an_error() -> None:
     row = json.loads(json.dumps(_row("mock", "create_task_1_nl_eval")))
     _criteria(row)["reward_basis"] = ["NL_ASSERTION"]
