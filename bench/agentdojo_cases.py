@@ -11,7 +11,8 @@ own ground truth (``task.ground_truth(pre_environment)``, on the row's environme
 - ``attacker`` (attacked rows): the injection task's ground-truth calls, then the user task's,
   one per reply: the agent carries out the injection's goal, then its task;
 - ``dropped``: the canonical calls without the last one (rows whose task has calls);
-- ``empty_answer``: the canonical calls, then an empty final answer.
+- ``empty_answer``: the canonical calls, then an empty final answer;
+- ``wrong_arg``: the canonical calls, the last call's first argument changed.
 
 AgentDojo's side (:func:`agentdojo_judge`) runs the same replies through AgentDojo's own
 pipeline, built by ``AgentPipeline.from_config`` around a scripted element for the row's
@@ -32,6 +33,7 @@ import datetime
 import importlib
 import json
 import types
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -127,12 +129,37 @@ def empty_answer(row: dict[str, Any]) -> Replies | None:
     return replies(_calls(row, "task"), "")
 
 
+def _changed(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        return value + " (changed)"
+    if isinstance(value, list) and value:
+        return value[:-1]
+    return None
+
+
+def wrong_arg(row: dict[str, Any]) -> Replies | None:
+    """The canonical calls, the last call's first argument changed (a string gets a suffix,
+    a number grows by one, a list loses its last item); None when no call has arguments."""
+    calls = _calls(row, "task")
+    for call in reversed(calls):
+        for key, value in call.args.items():
+            if (changed := _changed(value)) is not None:
+                call.args[key] = changed
+                return replies(calls, _output(row))
+    return None
+
+
 VARIANTS: dict[str, Callable[[dict[str, Any]], Replies | None]] = {
     "canonical": canonical,
     "packed": packed,
     "attacker": attacker,
     "dropped": dropped,
     "empty_answer": empty_answer,
+    "wrong_arg": wrong_arg,
 }
 
 
@@ -182,7 +209,8 @@ def _scripted_element(script_for: Callable[[str], Replies]) -> Any:
 
 def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
     """AgentDojo's own verdict of the conversation: ``utility``, ``security`` (None without
-    an injection task) and ``texts`` (call id -> what the model read)."""
+    an injection task), ``texts`` (call id -> what the model read, the last attempt's) and
+    ``retried`` (the last reply had no text: AgentDojo ran the task again)."""
     module = agentdojo_module("agent_pipeline.agent_pipeline")
     llm = _scripted_element(lambda _prompt: script)
     spec = row["environment"]
@@ -190,9 +218,14 @@ def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
                                    system_message_name=None, system_message=None)  # fmt: skip
     pipeline = module.AgentPipeline.from_config(config)
     task = task_environment(spec)
-    utility, security = task.suite.run_task_with_pipeline(
-        pipeline, task.task, task.injection_task, spec["injections"]
-    )
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        utility, security = task.suite.run_task_with_pipeline(
+            pipeline, task.task, task.injection_task, spec["injections"]
+        )
+    # A last reply without text (calls after the last round): AgentDojo ran the task again,
+    # up to twice more, on the environment the attempt before changed, and warned.
+    retried = any("Model output was None" in str(w.message) for w in warned)
     if task.injection_task is None:
         security = None
     else:
@@ -200,7 +233,8 @@ def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
         registry = agentdojo_module("attacks.attack_registry")
         if attack in registry.ATTACKS and registry.ATTACKS[attack].is_dos_attack:
             security = not utility  # AgentDojo's benchmark sets it so
-    return {"utility": bool(utility), "security": security, "texts": llm.seen}
+    return {"utility": bool(utility), "security": security, "texts": llm.seen,
+            "retried": retried}  # fmt: skip
 
 
 def write_logs(
