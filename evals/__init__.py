@@ -11,7 +11,7 @@ from ._answer_match import AnswerMatchDetails, answer_match
 from ._bfcl import bfcl_answer, bfcl_verdict
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
-from ._judge import Judge, JudgeSpec
+from ._judge import Judge, JudgeSpec, judge_spec
 from ._llm_judge import JudgeGrade, LlmJudgeDetails, llm_judge
 from ._matchers import (
     MATCHERS,
@@ -94,6 +94,7 @@ __all__ = [
     "exact_tool_match_reward",
     "expected_calls",
     "first_difference",
+    "judge_spec",
     "llm_judge",
     "llm_judge_reward",
     "match_function_call",

@@ -67,7 +67,13 @@ class JudgeSpec:
 
 def judge_spec(params: Mapping[str, Any]) -> JudgeSpec | None:
     """The judge a reward's (validated) config parameters describe; None when they give
-    none, or give a :class:`Judge` object already."""
+    none, or give a :class:`Judge` object already.
+
+    >>> judge_spec({"judge": "openai:gpt-4o-mini", "judge_params": {"temperature": 0}})
+    JudgeSpec(model='openai:gpt-4o-mini', params={'temperature': 0}, options={})
+    >>> judge_spec({"samples": 3}) is None
+    True
+    """
     model = params.get("judge")
     if not isinstance(model, str):
         return None

@@ -26,7 +26,7 @@ error limits, a failed model). A task without evaluation criteria scores 1. Othe
 - **COMMUNICATE**: each ``communicate_info`` string occurs, lower-cased, in some agent text
   lower-cased with commas removed.
 - **NL_ASSERTION**: an LLM judge (``judge``: a model spec the run opens, with
-  ``judge_params``; see ``agentloop.evals._judge``) grades each natural-language assertion
+  ``judge_params``; see ``agentloop.evals.Judge``) grades each natural-language assertion
   against the conversation, with τ²-bench's prompt; every one must be met. Only asked when
   the task's basis has it, as the official evaluator does.
 

@@ -1,6 +1,6 @@
 """The models rewards ask (judges): opened once per run, asked through the run's machinery.
 
-A reward with a ``judge`` parameter (``agentloop.evals._judge``) names a model in its
+A reward with a ``judge`` parameter (``agentloop.evals.Judge``) names a model in its
 config; the run opens one model source per distinct description (model, ``judge_params``,
 ``judge_options``) on the first request, like the agent's (``open_model``, the config's
 response cache), keeps it open to the end, and hands each sample's reward a judge that:
@@ -231,7 +231,7 @@ class SampleJudging:
 
     def judge_for(self, spec: RewardSpec) -> Judge:
         """The judge of a reward whose config names a model."""
-        from agentloop.evals._judge import judge_spec
+        from agentloop.evals import judge_spec
 
         described = judge_spec(spec.params)
         if described is None:  # the registry asks only for rewards that name one
@@ -279,7 +279,7 @@ class SampleJudging:
 
 
 class _RunJudge:
-    """The Judge one reward of one sample asks (``agentloop.evals._judge.Judge``)."""
+    """The Judge one reward of one sample asks (``agentloop.evals.Judge``)."""
 
     def __init__(self, judging: SampleJudging, reward: str, spec: JudgeSpec) -> None:
         self.judging = judging

@@ -2,7 +2,7 @@
 
 ``my_pkg.rewards:short_answer`` and ``./my_rewards.py:judge`` are imported with the
 same resolver (and one-line errors) as tools, then called exactly like the built-ins
-(``agentloop.evals._registry``). Their results are keyed by the path as written.
+(``agentloop.evals.register_reward``). Their results are keyed by the path as written.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ def parse_rewards(specs: Sequence[Any]) -> list[RewardSpec]:
     """``agentloop.evals.parse_reward_specs`` with import paths resolved and each judge's
     model spec (a known provider prefix) and ``judge_params`` names checked; ValueError (one
     line). The judge's options are its provider's to check, when the run opens it."""
-    from agentloop.evals import parse_reward_specs  # loaded on use (~60 ms)
-    from agentloop.evals._judge import judge_spec
+    from agentloop.evals import judge_spec, parse_reward_specs  # loaded on use (~60 ms)
 
     parsed = parse_reward_specs(list(specs), resolve=resolve_reward)
     for spec in parsed:

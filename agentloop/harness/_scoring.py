@@ -185,7 +185,7 @@ class RewardPlan:
     of each reward that names one."""
 
     def __init__(self, rewards: Sequence[Any], thresholds: dict[str, float]) -> None:
-        from agentloop.evals._judge import judge_spec
+        from agentloop.evals import judge_spec
 
         try:
             self.specs = parse_rewards(rewards)
