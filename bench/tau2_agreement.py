@@ -58,15 +58,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentloop.benchmarks._tau2_data import (  # noqa: E402  # noqa: E402
+from agentloop.benchmarks.tau2._tau2_data import (  # noqa: E402  # noqa: E402
     domain_db,
     domain_policy,
     domain_tasks,
     tau2_data_dir,
     tau2_row,
 )
-from agentloop.benchmarks._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
-from agentloop.benchmarks._tau2_verdict import Conversation, tau2_score  # noqa: E402
+from agentloop.benchmarks.tau2._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
+from agentloop.benchmarks.tau2._tau2_verdict import Conversation, tau2_score  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
 KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped")

@@ -276,8 +276,8 @@ def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks._bfcl_data import export_bfcl
-    from agentloop.benchmarks._bfcl_summary import format_bfcl_summary, summarize_bfcl
+    from agentloop.benchmarks.bfcl._bfcl_data import export_bfcl
+    from agentloop.benchmarks.bfcl._bfcl_summary import format_bfcl_summary, summarize_bfcl
 
     if args.bfcl_command == "export":
         count = export_bfcl(args.category, args.out, args.data_dir)
@@ -350,7 +350,7 @@ def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks._tau2_summary import format_tau2_summary, summarize_tau2
+    from agentloop.benchmarks.tau2._tau2_summary import format_tau2_summary, summarize_tau2
 
     print(Scrubber().text(format_tau2_summary(summarize_tau2(args.run_dirs))))
     return EXIT_OK

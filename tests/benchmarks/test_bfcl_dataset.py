@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentloop.benchmarks import bfcl_data_dir
-from agentloop.benchmarks._bfcl_data import (
+from agentloop.benchmarks.bfcl._bfcl_data import (
     BFCL_CATEGORIES,
     BFCL_DATA_ENV,
     BFCL_TARGET,

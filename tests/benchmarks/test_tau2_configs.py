@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks._tau2_data import tau2_rows
-from agentloop.benchmarks._tau2_env import DOMAINS
+from agentloop.benchmarks.tau2._tau2_data import tau2_rows
+from agentloop.benchmarks.tau2._tau2_env import DOMAINS
 from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync
 from agentloop.harness._sample import prepare

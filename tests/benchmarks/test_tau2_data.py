@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.benchmarks import _tau2_data, tau2_domain, tau2_task_set
-from agentloop.benchmarks._tau2_data import (
+from agentloop.benchmarks import tau2_domain, tau2_task_set
+from agentloop.benchmarks.tau2 import _tau2_data
+from agentloop.benchmarks.tau2._tau2_data import (
     AGENT_GREETING,
     SHIPPED_DATA,
     TAU2_DATA_ENV,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from agentloop.evals import normalize_answer
 
-from agentloop.benchmarks._bfcl_data import BFCL_DATA_ENV, bfcl_package
+from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli import _demo as demo
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
@@ -152,7 +152,7 @@ needs_bfcl = pytest.mark.skipif(
 def test_the_bfcl_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # configs/bfcl/simple_python.yaml's recipe (docs/pages/bfcl.md): the first 10 rows of
     # the category, scored on BFCL's own ground truth by its verdict, offline.
-    from agentloop.benchmarks._bfcl_summary import summarize_bfcl
+    from agentloop.benchmarks.bfcl._bfcl_summary import summarize_bfcl
 
     code, _, err = run_cli(
         capsys, "run", "configs/bfcl/simple_python.yaml", "--limit", "10",

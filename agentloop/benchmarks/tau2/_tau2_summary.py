@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks._tau2_data import TASK_SET, tau2_rows
+from agentloop.benchmarks.tau2._tau2_data import TASK_SET, tau2_rows
 from agentloop.errors import AgentloopError
 
 __all__ = ["DomainMetrics", "Tau2Summary", "format_tau2_summary", "summarize_tau2"]

@@ -8,13 +8,13 @@ status, roaming and data use from the carrier's records, and payments go both wa
 
 The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
 ``environment``: ``{"domain": ..., "initial_state": ..., "task_set": ...}`` (the task set whose
-databases it starts from: ``agentloop.benchmarks._tau2_data``; the shipped one when absent),
+databases it starts from: ``agentloop.benchmarks.tau2._tau2_data``; the shipped one when absent),
 the task's initial state as τ²-bench
 applies it before a conversation: ``initialization_data`` merged into the databases,
 ``initialization_actions`` run, then the state-changing tool calls of ``message_history``
 replayed (the conversation's opening, which the row's messages show the agent).
 
-A call's text is τ²-bench's (``agentloop.benchmarks._tau2_toolkit``); a call that raised is
+A call's text is τ²-bench's (``agentloop.benchmarks.tau2._tau2_toolkit``); a call that raised is
 answered with τ²-bench's ``Error: <message>`` through the engine's ``ToolFailure``: the
 trajectory records the call ``error``, as τ²-bench's tool message says, and a conversation's
 ``user.max_errors`` counts it as τ²-bench's ``max_errors`` does.
@@ -30,8 +30,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from agentloop.benchmarks._tau2_data import check_tau2_domain, domain_db
-from agentloop.benchmarks._tau2_toolkit import Toolkit, deep_update
+from agentloop.benchmarks.tau2._tau2_data import check_tau2_domain, domain_db
+from agentloop.benchmarks.tau2._tau2_toolkit import Toolkit, deep_update
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
@@ -50,26 +50,26 @@ def same_state(a: Any, b: Any) -> bool:
 
 
 def _mock() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks._tau2_mock import MockDB, MockTools, MockUserDB, MockUserTools
+    from agentloop.benchmarks.tau2._tau2_mock import MockDB, MockTools, MockUserDB, MockUserTools
 
     return MockDB, MockTools, MockUserDB, MockUserTools
 
 
 def _airline() -> tuple[type[BaseModel], type[Toolkit], None, None]:
-    from agentloop.benchmarks._tau2_airline import AirlineTools, FlightDB
+    from agentloop.benchmarks.tau2._tau2_airline import AirlineTools, FlightDB
 
     return FlightDB, AirlineTools, None, None
 
 
 def _retail() -> tuple[type[BaseModel], type[Toolkit], None, None]:
-    from agentloop.benchmarks._tau2_retail import RetailDB, RetailTools
+    from agentloop.benchmarks.tau2._tau2_retail import RetailDB, RetailTools
 
     return RetailDB, RetailTools, None, None
 
 
 def _telecom() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks._tau2_phone import TelecomUserDB, TelecomUserTools
-    from agentloop.benchmarks._tau2_telecom import TelecomDB, TelecomTools
+    from agentloop.benchmarks.tau2._tau2_phone import TelecomUserDB, TelecomUserTools
+    from agentloop.benchmarks.tau2._tau2_telecom import TelecomDB, TelecomTools
 
     return TelecomDB, TelecomTools, TelecomUserDB, TelecomUserTools
 

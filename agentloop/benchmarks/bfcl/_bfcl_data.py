@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks._bfcl_convert import bfcl_row
-from agentloop.benchmarks._bfcl_multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.benchmarks._packages import data_package
+from agentloop.benchmarks.bfcl._bfcl_convert import bfcl_row
+from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.errors import DatasetError
 
 __all__ = [

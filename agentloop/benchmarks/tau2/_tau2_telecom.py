@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentloop.benchmarks._tau2_phone import PaymentRequest, TelecomUserTools
-from agentloop.benchmarks._tau2_toolkit import DB, Toolkit, tau2_tool
+from agentloop.benchmarks.tau2._tau2_phone import PaymentRequest, TelecomUserTools
+from agentloop.benchmarks.tau2._tau2_toolkit import DB, Toolkit, tau2_tool
 
 __all__ = ["TelecomDB", "TelecomTools", "today"]
 

@@ -2,7 +2,7 @@
 ``tau2:<domain>@<task set>``), read from τ²-bench's official files.
 
 **Task sets.** ``1.0.1``, the default: τ²-bench 1.0.1's files (the tasks, their splits, the
-policies, the databases), shipped inside agentloop (``agentloop/benchmarks/tau2_data/``, with
+policies, the databases), shipped inside agentloop (``agentloop/benchmarks/tau2/data/``, with
 τ²-bench's MIT licence and a ``SOURCE`` file naming the commit and each file's git blob id): no
 network and no other package. ``0.2``: the files from before τ²-bench 1.0, as the
 ``inspect-evals`` 0.26.0 wheel ships them (what agentloop read until it shipped 1.0.1; for
@@ -90,7 +90,7 @@ TASK_SETS = {
     CUSTOM_TASK_SET: f"the directory ${TAU2_DATA_ENV} names",
 }
 """Task set -> where its files come from (``tau2:<domain>@<task set>``)."""
-SHIPPED_DATA = Path(__file__).resolve().with_name("tau2_data")
+SHIPPED_DATA = Path(__file__).resolve().with_name("data")
 DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
 AGENT_GREETING = "Hi! How can I help you today?"
 _AGENT_INSTRUCTION = (
@@ -129,7 +129,7 @@ def tau2_task_set(dataset: str) -> str | None:
 
 def check_tau2_domain(domain: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown domain."""
-    from agentloop.benchmarks._tau2_env import DOMAINS
+    from agentloop.benchmarks.tau2._tau2_env import DOMAINS
 
     if domain not in DOMAINS:
         known = ", ".join(DOMAINS)

@@ -1,0 +1,45 @@
+"""BFCL (Berkeley Function Calling Leaderboard): its categories as dataset rows
+(``dataset: bfcl:<category>``, ``agentloop bfcl export``), its multi-turn classes as an
+environment (``bfcl_environment``) with BFCL's multi-turn verdict
+(``bfcl_multi_turn_verdict``), and its leaderboard's aggregation of verdicts
+(``agentloop bfcl summary``). BFCL's data and classes come from the ``bfcl-eval`` package,
+imported on first use. ``agentloop.benchmarks`` exports the same names.
+"""
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentloop.benchmarks.bfcl._bfcl_data import (
+        bfcl_category,
+        bfcl_data_dir,
+        bfcl_lines,
+        check_bfcl_category,
+    )
+    from agentloop.benchmarks.bfcl._bfcl_env import bfcl_environment
+    from agentloop.benchmarks.bfcl._bfcl_multi_verdict import bfcl_multi_turn_verdict
+else:  # imported on first use: a config checks its dataset's prefix without LangChain
+    from agentloop._lazy_exports import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "agentloop.benchmarks.bfcl._bfcl_data": [
+                "bfcl_category",
+                "bfcl_data_dir",
+                "bfcl_lines",
+                "check_bfcl_category",
+            ],
+            "agentloop.benchmarks.bfcl._bfcl_env": ["bfcl_environment"],
+            "agentloop.benchmarks.bfcl._bfcl_multi_verdict": ["bfcl_multi_turn_verdict"],
+        },
+    )
+    del lazy_exports
+
+__all__ = [
+    "bfcl_category",
+    "bfcl_data_dir",
+    "bfcl_environment",
+    "bfcl_lines",
+    "bfcl_multi_turn_verdict",
+    "check_bfcl_category",
+]
