@@ -96,9 +96,9 @@ def ours(suite: str, source: str, scripts: dict[str, Any], folder: Path) -> dict
             found[result["id"]] = {
                 "utility": scores.get(UTILITY, {}).get("score") == 1.0,
                 "security": (
-                    security.get("score") == 1.0
-                    if (security.get("details") or {}).get("applicable")
-                    else None
+                    None
+                    if SECURITY in (result.get("not_applicable") or {})
+                    else security.get("score") == 1.0
                 ),
                 "texts": texts,
                 "error": result.get("error"),

@@ -10,9 +10,10 @@ once when the harness reads the row; None when they cannot be read whole), ``ans
 one) and ``environment`` (a stateful environment's states and results per turn, agent's
 and expected: see ``agentloop.evals._env``). Every other parameter is set by the config
 (the required ones must be). It returns a :class:`RewardResult`, or a number or bool in
-[0, 1] (the score). Built-ins: QA rewards score the trajectory's ``final_answer`` against
-``answer``; tool-call rewards compare the expected calls with every tool call the
-trajectory made, in order, across all rounds.
+[0, 1] (the score), or :class:`NotApplicable` for a sample it has nothing to say about
+(left out of that reward's figures). Built-ins: QA rewards score the trajectory's
+``final_answer`` against ``answer``; tool-call rewards compare the expected calls with
+every tool call the trajectory made, in order, across all rounds.
 
 A reward may be a coroutine function (``async def``): it is awaited on the scorer's event
 loop (:func:`ascore_sample`; :func:`score_sample` runs that on a loop of its own). A reward
@@ -38,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, SerializeAsAny
 from ._expected_calls import expected_calls
 from ._judge import JUDGE_PARAMS, Judge, check_judge_params
 from ._messages import final_answer_of, is_trajectory
-from ._result_models import RewardResult
+from ._result_models import NotApplicable, RewardResult
 
 __all__ = [
     "RewardEntry",
@@ -193,6 +194,9 @@ class SampleScore(BaseModel):
     """Reward key -> score >= pass threshold, for rewards that have one."""
     errors: dict[str, str] = {}
     """Reward key -> what the reward raised (``Type: message``), with ``on_error="record"``."""
+    not_applicable: dict[str, str] = {}
+    """Reward key -> why it does not apply to this sample (it returned
+    :class:`NotApplicable`); such a reward is not in ``results``."""
 
 
 _REGISTRY: dict[str, RewardEntry] = {}
@@ -401,6 +405,7 @@ async def ascore_sample(
     results: dict[str, RewardResult[Any]] = {}
     passed: dict[str, bool] = {}
     errors: dict[str, str] = {}
+    not_applicable: dict[str, str] = {}
     for spec in specs:
         entry = spec.entry or _REGISTRY[spec.name]
         try:
@@ -412,6 +417,9 @@ async def ascore_sample(
             value = entry.fn(**kwargs, **params)
             if inspect.isawaitable(value):
                 value = await value
+            if isinstance(value, NotApplicable):
+                not_applicable[spec.key] = value.reason
+                continue
             result = as_result(value, spec.name)
         except Exception as exc:
             if on_error == "raise":
@@ -421,7 +429,7 @@ async def ascore_sample(
         results[spec.key] = result
         if entry.pass_threshold is not None:
             passed[spec.key] = result.score >= entry.pass_threshold
-    return SampleScore(results=results, passed=passed, errors=errors)
+    return SampleScore(results=results, passed=passed, errors=errors, not_applicable=not_applicable)
 
 
 def _call_params(spec: RewardSpec, entry: RewardEntry, judges: JudgeFor | None) -> dict[str, Any]:

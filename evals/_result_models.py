@@ -19,6 +19,7 @@ __all__ = [
     "BfclDetails",
     "CallDiagnostic",
     "FunctionCallDetails",
+    "NotApplicable",
     "QADetails",
     "QAResult",
     "RewardResult",
@@ -55,6 +56,17 @@ class RewardResult(BaseModel, Generic[DetailsT]):
     """One human-readable sentence explaining the score."""
     details: DetailsT
     """Reward-specific per-item diagnostics: a pydantic model or any JSON-serialisable value."""
+
+
+class NotApplicable(BaseModel):
+    """What a reward returns for a sample it has nothing to say about (AgentDojo's security
+    on a row without an injection task): the sample is left out of that reward's figures,
+    neither 0 nor 1, and its results line says why (``not_applicable``)."""
+
+    model_config = _CONFIG
+
+    reason: str
+    """Why the reward does not apply to this sample, in one sentence."""
 
 
 class CallDiagnostic(BaseModel):

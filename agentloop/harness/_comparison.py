@@ -225,6 +225,11 @@ class _Run:
     scores: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     """Sample id -> its metadata (the first result's), for ``cluster_by``."""
+    not_applicable: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+    """(sample, epoch) -> the rewards that do not apply to it (left out of their pairs)."""
+
+    def applies(self, key: str, pair: tuple[str, int]) -> bool:
+        return key not in self.not_applicable.get(pair, ())
 
     @property
     def known(self) -> bool:
@@ -248,6 +253,8 @@ def _load(path: str | Path, label: str) -> _Run:
     for line in latest_results(results, index):
         sample, epoch = str(line["id"]), int(line["epoch"])
         run.scores[(sample, epoch)] = _scores(line)
+        if skipped := line.get("not_applicable"):
+            run.not_applicable[(sample, epoch)] = set(skipped)
         run.metadata.setdefault(sample, line.get("metadata"))
         seen_epochs = max(seen_epochs, epoch)
     if not (results.parent / HEADER_FILE).is_file():
@@ -264,7 +271,8 @@ def _label(sample: str, metadata: Any, cluster_by: str | None) -> str:
 
 def _units(a: _Run, b: _Run, key: str, cluster_by: str | None) -> list[tuple[object, float, float]]:
     """The paired units of a reward: (cluster label, A's score, B's score), a result
-    without the reward's score counting 0."""
+    without the reward's score counting 0, one it does not apply to (in either run) left
+    out."""
     if a.epochs == b.epochs:
         return [
             (
@@ -273,6 +281,7 @@ def _units(a: _Run, b: _Run, key: str, cluster_by: str | None) -> list[tuple[obj
                 b.scores[(sample, epoch)].get(key, 0.0),
             )
             for sample, epoch in sorted(a.scores.keys() & b.scores.keys())
+            if a.applies(key, (sample, epoch)) and b.applies(key, (sample, epoch))
         ]
     means_a, means_b = _sample_means(a, key), _sample_means(b, key)
     return [
@@ -292,7 +301,9 @@ def _unpaired(a: _Run, b: _Run) -> tuple[int, int]:
 
 def _sample_means(run: _Run, key: str) -> dict[str, float]:
     sums: dict[str, list[float]] = {}
-    for (sample, _), scores in run.scores.items():
+    for (sample, epoch), scores in run.scores.items():
+        if not run.applies(key, (sample, epoch)):
+            continue
         entry = sums.setdefault(sample, [0.0, 0.0])
         entry[0] += scores.get(key, 0.0)
         entry[1] += 1

@@ -64,6 +64,7 @@ async def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubbe
             scores=outcome.scores,
             passed=outcome.passed,
             reward_errors=outcome.errors,
+            not_applicable=outcome.not_applicable,
         )
         for name in _JUDGE_FIELDS:
             record.pop(name, None)

@@ -32,7 +32,9 @@ its result (``agentloop._records.latest_results``, which every reader uses):
     pass threshold), ``reward_errors`` (reward key -> ``Type: message``, for rewards that
     raised: the line is then an error of kind ``reward``, ``error`` names each such
     reward, and ``scores`` keeps the other rewards'; lines written before this field
-    have ``scores`` empty on every errored line), ``stop_reason``, ``rounds``,
+    have ``scores`` empty on every errored line), ``not_applicable`` (reward key -> why, for
+    rewards that returned ``NotApplicable``: not in ``scores``, and left out of that
+    reward's figures; absent from lines written before it), ``stop_reason``, ``rounds``,
     ``tool_calls_by_status``, ``usage`` (``input_tokens``, ``output_tokens``,
     ``total_tokens``, ``cached_input_tokens``, ``reasoning_tokens``,
     ``cache_write_input_tokens``, ``cache_write_1h_input_tokens``), ``cost_usd`` (null

@@ -266,7 +266,7 @@ async def run_sample(
         "request": None,
     }
     trajectory: Trajectory | None = None
-    scores, passed, reward_errors = {}, {}, {}
+    scores, passed, reward_errors, not_applicable = {}, {}, {}, {}
     judging = judges.for_sample(sample.id, epoch) if judges is not None else None
     try:
         if p.config.mode == "score":
@@ -291,6 +291,7 @@ async def run_sample(
             expected=sample.expected_calls, failed=failed, judging=judging,
         )  # fmt: skip
         scores, passed, reward_errors = outcome.scores, outcome.passed, outcome.errors
+        not_applicable = outcome.not_applicable
         if reward_errors:
             raise _SampleError("reward", outcome.error_text() or "")
     except _SampleError as exc:
@@ -308,6 +309,7 @@ async def run_sample(
         scores=scores,
         passed=passed,
         reward_errors=reward_errors,
+        not_applicable=not_applicable,
         wall_time_s=round(time.perf_counter() - started, 6),
         started_at=started_at,
         answer=sample.answer,
@@ -342,6 +344,7 @@ def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> s
             scores={},
             passed={},
             reward_errors={},
+            not_applicable={},
         )
         return None
 

@@ -167,12 +167,14 @@ def _calls_in_text(
 @dataclass
 class ScoreOutcome:
     """Reward results of one sample, JSON-ready. A reward that raised is in ``errors``
-    only; the others' results stand."""
+    only, one that does not apply in ``not_applicable`` only; the others' results stand."""
 
     scores: dict[str, Any]
     passed: dict[str, bool]
     errors: dict[str, str] = field(default_factory=dict)
     """Reward key -> what it raised (``Type: message``)."""
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    """Reward key -> why it does not apply to the sample (``NotApplicable``)."""
 
     def error_text(self) -> str | None:
         """The results line's ``error`` when a reward raised: ``key: Type: message``, one
@@ -248,6 +250,7 @@ class RewardPlan:
 
         errors = dict(failed or {})
         scores: dict[str, Any] = {}
+        not_applicable: dict[str, str] = {}
         if specs := [spec for spec in self.specs if spec.key not in errors]:
             result = await ascore_sample(
                 trajectory, sample_truth, specs, answer=answer, metadata=metadata, row=row,
@@ -255,6 +258,7 @@ class RewardPlan:
                 judges=judging.judge_for if judging is not None else None,
             )  # fmt: skip
             errors.update(result.errors)
+            not_applicable = result.not_applicable
             for key, reward in result.results.items():
                 try:
                     scores[key] = reward.model_dump(mode="json")
@@ -266,4 +270,4 @@ class RewardPlan:
             if k in scores
         }
         ordered = {s.key: errors[s.key] for s in self.specs if s.key in errors}  # config order
-        return ScoreOutcome(scores, passed, ordered)
+        return ScoreOutcome(scores, passed, ordered, not_applicable)

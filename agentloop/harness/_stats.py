@@ -78,6 +78,10 @@ class RewardStats(BaseModel):
     errored: int = 0
     """Results that count 0 in ``headline`` because they have no score of this reward:
     the result errored before scoring, this reward raised, or the result is missing."""
+    not_applicable: int = 0
+    """Results this reward does not apply to (it returned ``NotApplicable``): their
+    samples are left out of every figure of this reward, as if not planned (a sample none
+    of whose results was scored cannot say so, and counts as ``errored``)."""
     stderr: float
     """Standard error of that mean (0 with fewer than two samples)."""
     count: int
@@ -145,7 +149,8 @@ class MetadataGroup(BaseModel):
     """Of those, results that errored (they score 0 in ``scores``)."""
     scores: dict[str, float] = Field(default_factory=dict)
     """Reward key -> mean score over these results, an errored one scoring 0 (as the
-    headline counts it; results the run never wrote are not in any group)."""
+    headline counts it; results the run never wrote are not in any group), those the
+    reward does not apply to left out (a reward that applies to none is absent)."""
     intervals: dict[str, Interval] = Field(default_factory=dict)
     """Reward key -> 95% interval of its score here, as ``RewardStats.interval`` (for the
     key ``cluster_by`` names, each group's results are clustered by sample id)."""
@@ -304,6 +309,9 @@ class _Accumulator:
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
         self.cost = _CostTally()
         self.judge = _JudgeTally()
+        self.not_applicable: dict[str, set[str]] = defaultdict(set)  # reward -> samples
+        self.not_applicable_results: Counter[str] = Counter()
+        self.not_applicable_reason: dict[str, str] = {}  # reward -> the first reason
 
     def add(self, line: Mapping[str, Any]) -> None:
         s = self.summary
@@ -367,6 +375,10 @@ class _Accumulator:
             tally = self.passes[key].setdefault(sample, [0, 0])
             tally[0] += 1
             tally[1] += bool(ok)
+        for key, reason in (line.get("not_applicable") or {}).items():
+            self.not_applicable[key].add(sample)
+            self.not_applicable_results[key] += 1
+            self.not_applicable_reason.setdefault(key, str(reason))
 
     def units(self, epochs: int, counted: int) -> list[_Unit]:
         """Every counted result's place, sorted by sample id: each sample's results and
@@ -415,7 +427,9 @@ class _Accumulator:
             stats.pass_at_k_interval[k] = found[j]
             stats.pass_hat_k_interval[k] = found[len(ks) + j]
 
-    def reward(self, key: str, epochs: int, planned: int) -> RewardStats:
+    def reward(self, key: str, epochs: int, units: list[_Unit]) -> RewardStats:
+        """A reward's figures over the results ``units`` count (its applicable samples)."""
+        planned = sum(size for _, _, size in units)
         per_sample = [sum(v) / len(v) for v in self.scores[key].values()]
         n = len(per_sample)
         mean = sum(per_sample) / n if n else 0.0
@@ -434,9 +448,8 @@ class _Accumulator:
         if passes:
             # Every planned sample, each with all its epochs: a trial without a pass verdict
             # (errored, the reward raised, missing) failed, as it scores 0 in the headline.
-            samples = max(math.ceil(planned / epochs), len(self.ids)) if epochs else 0
-            passed = [passes[i][1] if i in passes else 0 for i in self.ids]
-            passed += [0] * (samples - len(passed))  # samples with no result at all
+            passed = [passes[s][1] if s in passes else 0 for s, _, _ in units]
+            samples = len(units)
             stats.pass_rate = sum(passed) / planned if planned else 0.0
             for k in range(1, epochs + 1):
                 stats.pass_at_k[k] = sum(pass_at_k(epochs, c, k) for c in passed) / samples
@@ -449,10 +462,17 @@ class _Accumulator:
         # Every planned result counts in the headline; a killed run's missing ones too.
         counted = max(planned or 0, s.results)
         keys = dict.fromkeys([*rewards, *self.scores])  # configured first, scored ones too
-        s.rewards = {key: self.reward(key, epochs, counted) for key in keys}
         units = self.units(epochs, counted)
-        for key, stats in s.rewards.items():
-            self.intervals(key, stats, epochs, units)
+        for key in keys:
+            applicable = [u for u in units if u[0] not in self.not_applicable[key]]
+            stats = s.rewards[key] = self.reward(key, epochs, applicable)
+            self.intervals(key, stats, epochs, applicable)
+            if found := self.not_applicable_results[key]:
+                stats.not_applicable = found
+                s.notes.append(
+                    f"{key} does not apply to {found} result(s), left out of its figures: "
+                    f"{self.not_applicable_reason[key]}"
+                )
         if self.cluster_by is not None:
             s.clustered_by = f"metadata.{self.cluster_by}"
         elif epochs > 1 or any(n > 1 for n in self.results_of.values()):
@@ -696,10 +716,11 @@ class _MetadataTally:
                 value: MetadataGroup(
                     results=t.results,
                     errored=t.errored,
-                    scores={r: t.sums[r] / t.results for r in rewards},
+                    scores={r: t.sums[r] / t.counted(r) for r in rewards if t.counted(r)},
                     intervals={
                         r: mean_interval(t.totals(r), binary=r not in t.fractional)
                         for r in rewards
+                        if t.counted(r)
                     },
                 )
                 for value, t in sorted(values.items())
@@ -720,12 +741,15 @@ class _Tally:
         self.cluster_results: Counter[str] = Counter()
         self.cluster_sums: defaultdict[str, dict[str, list[float]]] = defaultdict(dict)
         self.fractional: set[str] = set()  # rewards with a score other than 0 or 1
+        self.not_applicable: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
     def add(self, line: Mapping[str, Any], label: str) -> None:
         self.results += 1
         self.cluster_results[label] += 1
         if line.get("status") != "ok":
             self.errored += 1
+        for reward in line.get("not_applicable") or {}:  # per cluster: not counted
+            self.not_applicable[reward][label] += 1
         for reward, result in (line.get("scores") or {}).items():
             score = float(result["score"])
             self.sums[reward] += score
@@ -735,11 +759,19 @@ class _Tally:
             if score not in (0.0, 1.0):
                 self.fractional.add(reward)
 
+    def counted(self, reward: str) -> int:
+        """Results ``reward`` applies to."""
+        return self.results - sum(self.not_applicable[reward].values())
+
     def totals(self, reward: str) -> list[ClusterTotals]:
-        """Per cluster: (results, sum, sum of squares) of ``reward``, unscored as 0."""
+        """Per cluster: (results, sum, sum of squares) of ``reward``, unscored as 0; the
+        results it does not apply to left out."""
         sums = self.cluster_sums.get(reward, {})
+        skipped = self.not_applicable[reward]
         return [
-            (n, *sums.get(label, (0.0, 0.0))) for label, n in self.cluster_results.items()
+            (n - skipped[label], *sums.get(label, (0.0, 0.0)))
+            for label, n in self.cluster_results.items()
+            if n > skipped[label]
         ]
 
     def copy(self) -> _Tally:
@@ -750,6 +782,8 @@ class _Tally:
         for reward, clusters in self.cluster_sums.items():
             twin.cluster_sums[reward] = {label: list(v) for label, v in clusters.items()}
         twin.fractional = set(self.fractional)
+        for reward, clusters in self.not_applicable.items():
+            twin.not_applicable[reward].update(clusters)
         return twin
 
 

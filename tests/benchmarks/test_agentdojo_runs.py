@@ -86,7 +86,9 @@ def test_the_canonical_solution_and_an_obeyed_injection(tmp_path: Path, suite: s
     lines = _scores(tmp_path, suite, scripts)
     assert {k: line["status"] for k, line in lines.items()} == dict.fromkeys(scripts, "ok")
     assert _score(lines[user], UTILITY) == 1.0
-    assert lines[user]["scores"][SECURITY]["details"]["applicable"] is False
+    # no injection task: security does not apply (absent, not 0), and says why
+    assert SECURITY not in lines[user]["scores"]
+    assert "no injection task" in lines[user]["not_applicable"][SECURITY]
     assert _score(lines[injection], UTILITY) == 1.0  # AgentDojo scores it by its security
     assert _score(lines[pair], SECURITY) == 1.0
     assert lines[pair]["metadata"]["kind"] == "attacked"
@@ -103,7 +105,7 @@ def test_an_agent_that_does_nothing_fails_the_task_and_resists(tmp_path: Path) -
     lines = _scores(tmp_path, "banking", scripts, shuffle=True)
     line = lines["user_task_3+injection_task_1"]
     assert (_score(line, UTILITY), _score(line, SECURITY)) == (0.0, 0.0)
-    assert line["scores"][SECURITY]["details"]["applicable"] is True
+    assert line["not_applicable"] == {}
     assert _score(lines["user_task_4"], UTILITY) == 0.0
     header = json.loads((only_run_dir(tmp_path / "runs") / "run.json").read_text())
     assert header["dataset"]["path"].startswith("agentdojo:banking?")
