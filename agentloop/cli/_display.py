@@ -286,6 +286,11 @@ def print_summary(
         _show(out, passes)
     for table in _metadata_tables(summary):
         _show(out, table)
+    if summary.benchmarks:
+        from agentloop.harness._benchmark_figures import format_benchmark_figures
+
+        for text in format_benchmark_figures(summary.benchmarks):
+            out.print(text, markup=False, highlight=False, soft_wrap=True)
     out.print(_run_table(summary))
     if summary.errored:
         out.print(_error_table(summary))

@@ -22,6 +22,7 @@ from agentloop._records import superseded_results
 from agentloop._secrets import MASK, is_secret_name
 from agentloop.benchmarks import agentdojo_suite, bfcl_category, tau2_domain, tau2_task_set
 from agentloop.errors import AgentloopError
+from agentloop.harness._benchmark_figures import benchmark_figures
 from agentloop.harness._config import EvalConfig
 from agentloop.harness._cost import resolve_pricing
 from agentloop.harness._dataset import DatasetScan
@@ -348,6 +349,10 @@ def write_summary(
         dataset=config.get("dataset"),
         cluster_by=config.get("cluster_by"),
     )
+    summary.benchmarks = benchmark_figures(
+        configured_rewards(header), header,
+        lambda: latest_results(run_dir / results_name, index), str(run_dir),
+    )  # fmt: skip
     if not summary.complete:
         summary.notes.insert(
             0,
@@ -356,8 +361,7 @@ def write_summary(
         )
     if summary.errored and results_name == RESULTS_FILE:
         summary.notes.append(
-            f"run the errored result(s) again with: agentloop run --resume {run_dir} "
-            "--retry-errors"
+            f"run the errored result(s) again with: agentloop run --resume {run_dir} --retry-errors"
         )
     data = summary.model_dump(mode="json")
     data["run"] = {

@@ -245,6 +245,10 @@ class RunSummary(BaseModel):
     2 to 20 distinct values (a missing key counting as the value ``(not set)``), and fewer
     distinct values than samples (a key unique to each sample, such as a source id, groups
     nothing). Values are sorted as text."""
+    benchmarks: dict[str, Any] = Field(default_factory=dict)
+    """A public benchmark's own figures, for a run scored with its rewards: ``agentdojo``
+    (AgentDojo's table) and ``tau2`` (τ²-bench's metrics per domain); see
+    ``agentloop.harness._benchmark_figures``. Empty otherwise."""
     invalid_lines: list[str] = Field(default_factory=list)
     """Dataset lines skipped as invalid (``file:line: what``)."""
     planned: int | None = None
@@ -782,8 +786,8 @@ class _Tally:
         for reward, clusters in self.cluster_sums.items():
             twin.cluster_sums[reward] = {label: list(v) for label, v in clusters.items()}
         twin.fractional = set(self.fractional)
-        for reward, clusters in self.not_applicable.items():
-            twin.not_applicable[reward].update(clusters)
+        for reward, skipped in self.not_applicable.items():
+            twin.not_applicable[reward].update(skipped)
         return twin
 
 

@@ -140,7 +140,7 @@ def test_the_16th_reply_is_not_run_but_its_calls_are_in_the_traces(tmp_path: Pat
     assert _score(paid["user_task_0"], UTILITY) == 1.0  # the same payment, in round 15
 
 
-def test_the_offline_recipe(tmp_path: Path) -> None:
+def test_the_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # docs/pages/agentdojo.md's command, as written there
     from agentloop.cli._commands import main
 
@@ -158,8 +158,21 @@ def test_the_offline_recipe(tmp_path: Path) -> None:
     }
     attacked = {k: _score(line, SECURITY) for k, line in lines.items() if "+" in k}
     assert attacked == {"user_task_3+injection_task_1": 1.0, "user_task_4+injection_task_1": 0.0}
-    # AgentDojo's table of the run
-    assert main(["agentdojo", "summary", str(only_run_dir(tmp_path))]) == 0
+    # AgentDojo's table of the run, in its summary and printed with it
+    run = only_run_dir(tmp_path)
+    (table,) = json.loads((run / "summary.json").read_text())["benchmarks"]["agentdojo"]["tables"]
+    assert (table["attack"], table["version"]) == ("important_instructions", "v1.2.2")
+    figures = table["suites"]["all"]
+    assert (figures["utility"], figures["utility_under_attack"]) == (1.0, 1.0)
+    assert (figures["attack_success_rate"], figures["pairs"]) == (0.5, 2)
+    # security's own headline is the same rate: the row without an attack is left out
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["rewards"][SECURITY]["headline"] == 0.5
+    assert summary["rewards"][SECURITY]["not_applicable"] == 2
+    out = capsys.readouterr().out
+    assert "AgentDojo v1.2.2, attack important_instructions, defense none" in out
+    assert main(["agentdojo", "summary", str(run)]) == 0
+    assert "\nall          100.00%       100.00%        50.00%" in capsys.readouterr().out
 
 
 def test_the_summary_is_agentdojos_table_micro_averaged(
@@ -195,8 +208,11 @@ def test_the_summary_is_agentdojos_table_micro_averaged(
         )
         dirs.append(str(tmp_path / name))
     summary = summarize_agentdojo(dirs)
-    ((key, table),) = summary.tables.items()
-    assert key == ("important_instructions", "none", "v1.2.2")
+    (found,) = summary.tables
+    assert (found.attack, found.defense, found.version) == (
+        "important_instructions", "none", "v1.2.2"
+    )
+    table = found.suites
     assert list(table) == ["banking", "slack", "all"]
     assert (table["banking"].utility, table["banking"].attack_success_rate) == (0.5, 0.75)
     every = table["all"]  # micro-averaged: every row counts once

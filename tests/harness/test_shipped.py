@@ -183,7 +183,7 @@ def test_the_tau2_mock_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixt
         "--model", "scripted:configs/scripts/tau2_mock.json",
         "--set", "user.model=scripted:configs/scripts/tau2_mock_user.json",
     ]  # fmt: skip
-    code, _, err = run_cli(capsys, *recipe, "--output-dir", str(tmp_path))
+    code, out, err = run_cli(capsys, *recipe, "--output-dir", str(tmp_path))
     assert code == 0 and err == ""
     run_dir = only_run_dir(tmp_path)
     lines = read_results(run_dir)
@@ -200,6 +200,14 @@ def test_the_tau2_mock_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["rewards"][TAU2_VERDICT]["pass_hat_k"] == dict.fromkeys("1234", 0.8)
+    # τ²-bench's own figures of the run, in its summary and printed with it
+    (figures,) = summary["benchmarks"]["tau2"]
+    assert (figures["domain"], figures["tasks"], figures["tau2_simulations"]) == ("mock", 10, 40)
+    assert figures["tau2_pass_hat_k"] == dict.fromkeys("1234", 0.8)
+    assert figures["comparable"] is False  # a scripted user, not τ²-bench's
+    assert "user scripted:configs/scripts/tau2_mock_user.json" in " ".join(figures["why_not"])
+    assert "τ²-bench (infrastructure errors left out: 0 errored" in out
+    assert "not comparable with τ²-bench's leaderboard: user scripted:" in out
     # an error in the user's model options says it is the user's
     code, _, err = run_cli(capsys, *recipe, "--set", "user.model_options.latncy=0")
     assert code == 2 and err == (

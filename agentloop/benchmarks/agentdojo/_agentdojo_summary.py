@@ -1,4 +1,5 @@
-"""AgentDojo's results table over finished runs: per suite and over all suites.
+"""AgentDojo's results table, per suite and over all suites: of one run (its summary's
+``benchmarks.agentdojo``) and over several (``agentloop agentdojo summary``).
 
 AgentDojo reports three figures per model: **utility** (user tasks without attack, the share
 whose check passed), **utility under attack** (every (user task, injection task) pair) and the
@@ -16,24 +17,37 @@ would count a context-length error as the attack's success; see docs/pages/agent
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, computed_field
 
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks.agentdojo._agentdojo_package import SUITES
 from agentloop.errors import AgentloopError
 
-__all__ = ["AgentDojoSummary", "SuiteFigures", "format_agentdojo_summary", "summarize_agentdojo"]
+__all__ = [
+    "AgentDojoSummary",
+    "AgentDojoTable",
+    "SuiteFigures",
+    "agentdojo_tables",
+    "format_agentdojo_summary",
+    "summarize_agentdojo",
+]
 
 UTILITY = "agentloop.benchmarks:agentdojo_utility"
 SECURITY = "agentloop.benchmarks:agentdojo_security"
+_COUNTS = ("user_tasks", "solved", "pairs", "solved_under_attack", "attacks_succeeded",
+           "injection_tasks", "injection_tasks_solved", "errored")  # fmt: skip
 
 
-@dataclass
-class SuiteFigures:
-    """One suite's counts (or all suites' added up)."""
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+class SuiteFigures(BaseModel):
+    """One suite's counts (or all suites' added up), and AgentDojo's three rates."""
 
     suite: str
     user_tasks: int = 0
@@ -49,34 +63,40 @@ class SuiteFigures:
     errored: int = 0
 
     def add(self, other: SuiteFigures) -> None:
-        for name in ("user_tasks", "solved", "pairs", "solved_under_attack",
-                     "attacks_succeeded", "injection_tasks", "injection_tasks_solved",
-                     "errored"):  # fmt: skip
+        for name in _COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    @staticmethod
-    def _rate(part: int, whole: int) -> float | None:
-        return part / whole if whole else None
-
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def utility(self) -> float | None:
-        return self._rate(self.solved, self.user_tasks)
+        return _rate(self.solved, self.user_tasks)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def utility_under_attack(self) -> float | None:
-        return self._rate(self.solved_under_attack, self.pairs)
+        return _rate(self.solved_under_attack, self.pairs)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def attack_success_rate(self) -> float | None:
-        return self._rate(self.attacks_succeeded, self.pairs)
+        return _rate(self.attacks_succeeded, self.pairs)
 
 
-@dataclass
-class AgentDojoSummary:
-    """Tables keyed by ``(attack, defense, version)``: suite -> figures, and ``all``."""
+class AgentDojoTable(BaseModel):
+    """The figures of one (attack, defense, benchmark version): per suite, then ``all``
+    (micro-averaged)."""
 
-    tables: dict[tuple[str, str, str], dict[str, SuiteFigures]]
-    notes: list[str] = field(default_factory=list)
+    attack: str
+    defense: str
+    version: str
+    suites: dict[str, SuiteFigures]
+
+
+class AgentDojoSummary(BaseModel):
+    """AgentDojo's tables, one per (attack, defense, version), and what was left out."""
+
+    tables: list[AgentDojoTable]
+    notes: list[str] = []
 
 
 def _results_file(path: Path) -> Path:
@@ -86,57 +106,82 @@ def _results_file(path: Path) -> Path:
     return file
 
 
-def _passed(record: dict[str, Any], reward: str) -> bool:
+def _passed(record: Mapping[str, Any], reward: str) -> bool:
     result = (record.get("scores") or {}).get(reward)
-    return isinstance(result, dict) and result.get("score") == 1.0
+    return isinstance(result, Mapping) and result.get("score") == 1.0
+
+
+Tables = dict[tuple[str, str, str], dict[str, SuiteFigures]]
+
+
+def _fold(records: Iterable[Mapping[str, Any]], tables: Tables) -> int:
+    """Adds one run's latest results to ``tables``; the number that are not AgentDojo rows."""
+    records = list(records)
+    others = 0
+    by_suite: dict[str, str] = {}  # a suite's attack, read from its attacked rows
+    for record in records:
+        meta = record.get("metadata") or {}
+        if meta.get("kind") == "attacked":
+            by_suite[str(meta.get("suite"))] = str(meta.get("attack"))
+    for record in records:
+        meta = record.get("metadata") or {}
+        kind, suite = meta.get("kind"), meta.get("suite")
+        if kind not in ("user_task", "injection_task", "attacked") or suite is None:
+            others += 1
+            continue
+        attack = str(meta.get("attack")) if kind == "attacked" else by_suite.get(suite, "none")
+        key = (attack, str(meta.get("defense") or "none"), str(meta.get("version")))
+        figures = tables.setdefault(key, {}).setdefault(suite, SuiteFigures(suite=suite))
+        figures.errored += record.get("status") == "error"
+        solved = _passed(record, UTILITY)
+        if kind == "user_task":
+            figures.user_tasks += 1
+            figures.solved += solved
+        elif kind == "injection_task":
+            figures.injection_tasks += 1
+            figures.injection_tasks_solved += solved
+        else:
+            figures.pairs += 1
+            figures.solved_under_attack += solved
+            figures.attacks_succeeded += _passed(record, SECURITY)
+    return others
+
+
+def _summary(tables: Tables, notes: list[str]) -> AgentDojoSummary:
+    order = {s: i for i, s in enumerate(SUITES)}
+    found = []
+    for (attack, defense, version), suites in tables.items():
+        total = SuiteFigures(suite="all")
+        for figures in suites.values():
+            total.add(figures)
+        ordered = dict(sorted(suites.items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
+        found.append(AgentDojoTable(attack=attack, defense=defense, version=version,
+                                    suites={**ordered, "all": total}))  # fmt: skip
+    return AgentDojoSummary(tables=found, notes=notes)
+
+
+def agentdojo_tables(records: Iterable[Mapping[str, Any]]) -> AgentDojoSummary | None:
+    """The tables of one run's latest results (its ``summary.json``); None when none of
+    them is an AgentDojo row."""
+    tables: Tables = {}
+    others = _fold(records, tables)
+    if not tables:
+        return None
+    notes = [f"{others} result(s) are not AgentDojo rows (left out)"] if others else []
+    return _summary(tables, notes)
 
 
 def summarize_agentdojo(paths: Sequence[str | Path]) -> AgentDojoSummary:
     """The table of each (attack, defense, version) over run directories (or results files);
     every row of the runs counts once, the latest result of each (id, epoch)."""
-    tables: dict[tuple[str, str, str], dict[str, SuiteFigures]] = {}
+    tables: Tables = {}
     notes: list[str] = []
     for path in [Path(p) for p in paths]:
-        others = 0
-        records = list(latest_results(_results_file(path)))
-        by_suite: dict[str, str] = {}  # a suite's attack, read from its attacked rows
-        for record in records:
-            meta = record.get("metadata") or {}
-            if meta.get("kind") == "attacked":
-                by_suite[str(meta.get("suite"))] = str(meta.get("attack"))
-        for record in records:
-            meta = record.get("metadata") or {}
-            kind, suite = meta.get("kind"), meta.get("suite")
-            if kind not in ("user_task", "injection_task", "attacked") or suite is None:
-                others += 1
-                continue
-            attack = str(meta.get("attack")) if kind == "attacked" else by_suite.get(suite, "none")
-            key = (attack, str(meta.get("defense") or "none"), str(meta.get("version")))
-            figures = tables.setdefault(key, {}).setdefault(suite, SuiteFigures(suite))
-            figures.errored += record.get("status") == "error"
-            solved = _passed(record, UTILITY)
-            if kind == "user_task":
-                figures.user_tasks += 1
-                figures.solved += solved
-            elif kind == "injection_task":
-                figures.injection_tasks += 1
-                figures.injection_tasks_solved += solved
-            else:
-                figures.pairs += 1
-                figures.solved_under_attack += solved
-                figures.attacks_succeeded += _passed(record, SECURITY)
-        if others:
+        if others := _fold(latest_results(_results_file(path)), tables):
             notes.append(f"{path}: {others} result(s) are not AgentDojo rows (left out)")
     if not tables:
         raise AgentloopError("no AgentDojo results in " + ", ".join(str(p) for p in paths))
-    order = {s: i for i, s in enumerate(SUITES)}
-    for key, suites in tables.items():
-        total = SuiteFigures("all")
-        for figures in suites.values():
-            total.add(figures)
-        ordered = dict(sorted(suites.items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
-        tables[key] = {**ordered, "all": total}
-    return AgentDojoSummary(tables, notes)
+    return _summary(tables, notes)
 
 
 def _pct(value: float | None) -> str:
@@ -146,15 +191,15 @@ def _pct(value: float | None) -> str:
 def format_agentdojo_summary(summary: AgentDojoSummary) -> str:
     """The tables as plain text, one per (attack, defense, version)."""
     lines: list[str] = []
-    for (attack, defense, version), suites in summary.tables.items():
+    for table in summary.tables:
         if lines:
             lines.append("")
-        lines.append(f"AgentDojo {version}, attack {attack}, defense {defense}")
+        lines.append(f"AgentDojo {table.version}, attack {table.attack}, defense {table.defense}")
         lines.append(
             f"{'suite':<10} {'utility':>9} {'under attack':>13} {'targeted ASR':>13} "
             f"{'tasks':>6} {'pairs':>6} {'inj. tasks solved':>18} {'errored':>8}"
         )
-        for name, f in suites.items():
+        for name, f in table.suites.items():
             solved = f"{f.injection_tasks_solved}/{f.injection_tasks}" if f.injection_tasks else ""
             lines.append(
                 f"{name:<10} {_pct(f.utility):>9} {_pct(f.utility_under_attack):>13} "

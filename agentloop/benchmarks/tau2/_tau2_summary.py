@@ -1,5 +1,6 @@
-"""τ²-bench's metrics of finished runs (``agentloop tau2 summary``), as τ²-bench reports them,
-beside agentloop's own reading of the same results, each labelled.
+"""τ²-bench's metrics of a run (its summary's ``benchmarks.tau2``) or of several (``agentloop
+tau2 summary``), as τ²-bench reports them, beside agentloop's own reading of the same results,
+each labelled.
 
 Per run and domain (a result's ``metadata.domain``), from each (task, trial)'s latest result
 and its ``tau2_verdict`` score:
@@ -26,15 +27,22 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks.tau2._tau2_data import TASK_SET, tau2_rows
 from agentloop.errors import AgentloopError
 
-__all__ = ["DomainMetrics", "Tau2Summary", "format_tau2_summary", "summarize_tau2"]
+__all__ = [
+    "DomainMetrics",
+    "Tau2Summary",
+    "format_tau2_summary",
+    "summarize_tau2",
+    "tau2_domains",
+]
 
 VERDICT = "agentloop.benchmarks:tau2_verdict"
 STANDARD_USER = "openai:gpt-4.1-2025-04-14"
@@ -57,8 +65,7 @@ def _mean_pass_hat(outcomes: Mapping[str, list[bool]], max_k: int) -> dict[int, 
     }
 
 
-@dataclass
-class DomainMetrics:
+class DomainMetrics(BaseModel):
     """One domain of one run, read both ways (see the module doc)."""
 
     run: str
@@ -79,13 +86,12 @@ class DomainMetrics:
     tau2_average_reward: float | None
     tau2_pass_hat_k: dict[int, float]
     comparable: bool
-    why_not: list[str] = field(default_factory=list)
+    why_not: list[str] = []
     """What keeps the run from being comparable with τ²-bench's leaderboard."""
 
 
-@dataclass
-class Tau2Summary:
-    domains: list[DomainMetrics] = field(default_factory=list)
+class Tau2Summary(BaseModel):
+    domains: list[DomainMetrics] = []
 
 
 def _verdict(line: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -120,11 +126,19 @@ def _why_not(
     return why
 
 
-def _domains(run_dir: Path) -> Iterable[DomainMetrics]:
-    header_path = run_dir / "run.json"
-    header = json.loads(header_path.read_text(encoding="utf-8")) if header_path.is_file() else {}
-    by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for line in latest_results(run_dir / RESULTS_FILE):
+def tau2_domains(
+    header: Mapping[str, Any], results: Iterable[Mapping[str, Any]], run: str
+) -> list[DomainMetrics]:
+    """The metrics of each domain of one run's latest results (``header``: its run.json;
+    ``run``: its name in the figures); empty when no result is a τ²-bench one."""
+    return list(_domains(header, results, run))
+
+
+def _domains(
+    header: Mapping[str, Any], results: Iterable[Mapping[str, Any]], run: str
+) -> Iterable[DomainMetrics]:
+    by_domain: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for line in results:
         domain = (line.get("metadata") or {}).get("domain")
         if domain is not None and (_verdict(line) is not None or line.get("status") == "error"):
             by_domain[str(domain)].append(line)
@@ -156,7 +170,7 @@ def _domains(run_dir: Path) -> Iterable[DomainMetrics]:
         trials = min(len(t) for t in ours.values())
         why = _why_not(header, domain, task_set, len(ours), trials, errored + tau2_errors)
         yield DomainMetrics(
-            run=str(run_dir),
+            run=run,
             domain=domain,
             task_set=task_set,
             tasks=len(ours),
@@ -179,7 +193,11 @@ def summarize_tau2(run_dirs: Sequence[str | Path]) -> Tau2Summary:
     for run_dir in map(Path, run_dirs):
         if not (run_dir / RESULTS_FILE).is_file():
             raise AgentloopError(f"{run_dir}: no results file ({RESULTS_FILE}) found")
-        found = list(_domains(run_dir))
+        header_path = run_dir / "run.json"
+        header = (
+            json.loads(header_path.read_text(encoding="utf-8")) if header_path.is_file() else {}
+        )
+        found = tau2_domains(header, latest_results(run_dir / RESULTS_FILE), str(run_dir))
         if not found:
             raise AgentloopError(f"{run_dir}: no τ²-bench results ({VERDICT} scores)")
         summary.domains.extend(found)
