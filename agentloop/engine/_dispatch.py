@@ -146,6 +146,7 @@ class ToolDispatcher:
         timeout: float | None = None,
         max_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
         schema_only: Collection[str] = (),
+        unknown_tool: str | None = None,
     ) -> None:
         self.tools_by_name: dict[str, BaseTool] = {}
         self._schemas: dict[str, type[BaseModel] | None] = {}
@@ -170,6 +171,7 @@ class ToolDispatcher:
         self._available = ", ".join(sorted(offered)) or "(none)"
         self.timeout = timeout
         self.max_output_chars = max_output_chars
+        self.unknown_tool = UNKNOWN_TOOL if unknown_tool is None else unknown_tool
 
     async def run(
         self, calls: Sequence[PendingCall], *, parallel: bool = True
@@ -206,7 +208,7 @@ class ToolDispatcher:
             if call.name in self.schema_only:
                 text = NO_IMPLEMENTATION.format(name=call.name)
                 return self._finish(call, "no_implementation", text)
-            text = UNKNOWN_TOOL.format(name=call.name, available=self._available)
+            text = self.unknown_tool.format(name=call.name, available=self._available)
             return self._finish(call, "unknown_tool", text)
         schema = self._schemas[call.name]
         validated = None

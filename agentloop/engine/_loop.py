@@ -104,6 +104,7 @@ async def run_agent(
     parse_content_tool_calls: bool | ContentCallParser = False,
     raise_on_error: bool = False,
     tool_executor: ExecutorFactory | None = None,
+    unknown_tool: str | None = None,
     turns: Sequence[Turn] = (),
     snapshot: Callable[[], Any] | None = None,
     user: SimulatedUser | None = None,
@@ -140,7 +141,9 @@ async def run_agent(
     ``<tool_call>`` blocks a server left in the text, or pass your own parser.
     ``tool_executor`` receives the dispatcher built here and returns what answers the
     calls instead (replay serves recorded results this way; it is asked again when a
-    turn adds tools).
+    turn adds tools). ``unknown_tool`` is the text a call to a tool that is not bound is
+    answered with (``{name}`` and ``{available}`` filled in; default ``Error: unknown tool
+    '{name}'. Available tools: {available}.``): a benchmark's own wording, for one.
 
     ``user`` makes the run a conversation with a simulated user (a chat model of its own,
     with its own tools and the conversation's stop signals and limits): after each agent
@@ -171,6 +174,7 @@ async def run_agent(
         tool_timeout=tool_timeout,
         max_tool_output_chars=max_tool_output_chars,
         tool_executor=tool_executor,
+        unknown_tool=unknown_tool,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
     )

@@ -97,6 +97,7 @@ class ToolBinding:
         tool_timeout: float | None,
         max_tool_output_chars: int | None,
         tool_executor: ExecutorFactory | None,
+        unknown_tool: str | None = None,
         tool_choice: str | dict[str, Any] | None,
         parallel_tool_calls: bool,
     ) -> None:
@@ -107,6 +108,7 @@ class ToolBinding:
             timeout=tool_timeout,
             max_output_chars=max_tool_output_chars,
             schema_only=[_schema_name(b) for b in bindable if isinstance(b, dict)],
+            unknown_tool=unknown_tool,
         )
         self.executor: ToolExecutor = (
             dispatcher if tool_executor is None else tool_executor(dispatcher)

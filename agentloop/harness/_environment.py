@@ -70,6 +70,10 @@ class Environment(Protocol):
         the first differing key); called after every turn."""
         ...
 
+    # Optional: ``unknown_tool``, a str attribute, the text the agent's call to a tool it
+    # does not have is answered with (``{name}``, ``{available}`` filled in), as the
+    # benchmark the environment stands for answers it; the engine's own otherwise.
+
 
 class LiveEnvironment:
     """One environment object, its tools made once and its snapshots checked as JSON."""
@@ -82,6 +86,9 @@ class LiveEnvironment:
                 "method (an environment provides tools() and snapshot())"
             )
         self.env, self.origin = env, origin
+        self.unknown_tool: str | None = getattr(env, "unknown_tool", None)
+        if self.unknown_tool is not None and not isinstance(self.unknown_tool, str):
+            raise ToolLoadError(f"{origin}: unknown_tool must be a str (a text to answer with)")
         self.tools = self._tools("tools")
         self.user_tools: list[BaseTool] = []
         """The simulated user's tools (``user_tools()``, when the environment has it)."""

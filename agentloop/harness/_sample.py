@@ -227,6 +227,7 @@ async def _generate(
             retry=source.retry_policy,
             parse_content_tool_calls=p.parser or False,
             tool_executor=source.tool_executor(sample.id, epoch),
+            unknown_tool=env.unknown_tool if env is not None else None,
         )
     if source.cache is not None:
         record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}

@@ -122,6 +122,18 @@ def test_an_agent_that_answers_the_canonical_calls_wrongly_fails(tmp_path: Path)
     assert _score(lines["user_task_3"], UTILITY) == 0.0
 
 
+def test_an_unknown_tool_is_answered_as_agentdojo_answers_it(tmp_path: Path) -> None:
+    cases = bench_module("agentdojo_cases")
+    row = next(r for r in agentdojo_rows("banking?attack=none") if r["id"] == "user_task_3")
+    script = [ask(call("u", "wire_money_to_the_moon", {"amount": 1})), "Done."]
+    line = _scores(tmp_path, "banking", {"user_task_3": script})["user_task_3"]
+    (answer,) = [m for m in line["trajectory"]["messages"] if m["role"] == "tool"]
+    theirs = cases.agentdojo_judge(row, script)["texts"]
+    assert answer["content"] == theirs["u"] == "Invalid tool wire_money_to_the_moon provided."
+    (record,) = [c for s in line["trajectory"]["steps"] for c in s["tool_calls"]]
+    assert record["status"] == "unknown_tool"
+
+
 def test_the_16th_reply_is_not_run_but_its_calls_are_in_the_traces(tmp_path: Path) -> None:
     # user_task_0 of banking: pay the bill in bill-december-2023.txt. Fifteen rounds of
     # reading the bill, then a reply that pays it: AgentDojo does not run that call, and

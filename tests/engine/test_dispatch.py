@@ -75,6 +75,14 @@ def test_unknown_tool_lists_available_tools() -> None:
     assert t.tool_calls()[0].status == "unknown_tool"
 
 
+def test_an_unknown_tool_text_of_ones_own() -> None:
+    reply = AIMessage(content="", tool_calls=[{"name": "nope", "args": {}, "id": "c1"}])
+    t = one_round(reply, [echo], unknown_tool="No {name} here ({available}); {{literal}}")
+    (msg,) = tool_messages(t)
+    assert msg.content == "No nope here (echo); {literal}" and msg.status == "error"
+    assert t.tool_calls()[0].status == "unknown_tool"
+
+
 def test_invalid_arguments_are_not_executed() -> None:
     ran.clear()
     args = {"text": "hi", "times": "many"}

@@ -18,7 +18,8 @@ runs the function on the environment, and the result is AgentDojo's ``tool_resul
 ``defense`` is ``spotlighting_with_delimiting`` (the formatter of AgentDojo's own pipeline for
 that defense). A call AgentDojo answers with an error
 (``ValidationError: ...``, ``ValueError: ...``) is answered with exactly that text, the call
-recorded ``error``. What differs is said in docs/pages/agentdojo.md (an unknown tool's text).
+recorded ``error``; a call to a tool the suite lacks, with AgentDojo's ``Invalid tool <name>
+provided.`` (the environment's ``unknown_tool``), recorded ``unknown_tool``.
 """
 
 from __future__ import annotations
@@ -133,6 +134,9 @@ def _changes(before: Any, after: Any) -> Any:
 
 class AgentDojoEnvironment:
     """One row's AgentDojo environment and the suite's tools acting on it."""
+
+    unknown_tool = "Invalid tool {name} provided."
+    """What AgentDojo's ``ToolsExecutor`` answers a call to a tool the suite lacks."""
 
     def __init__(self, spec: Mapping[str, Any], where: str = "environment") -> None:
         self.task = task_environment(spec, where)
