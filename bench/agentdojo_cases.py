@@ -171,16 +171,19 @@ def _scripted_element(script_for: Callable[[str], Replies]) -> Any:
     class Scripted(base):  # type: ignore[misc, valid-type]
         """An LLM element answering with the next scripted reply of the task's script
         (``script_for(prompt)``, taken anew when a task starts); keeps what the model would
-        read of each call (its error, else its text)."""
+        read of each call (its error, else its text) and the roles of the messages it was
+        last given."""
 
         def __init__(self) -> None:
             self.left: Replies = []
             self.seen: dict[str, str] = {}
+            self.roles: list[str] = []
 
         def query(self, query: str, runtime: Any, env: Any = None, messages: Any = (),
                   extra_args: Any = None) -> Any:  # fmt: skip
-            if messages and messages[-1]["role"] == "user":  # a task starts
+            if not any(m["role"] == "assistant" for m in messages):  # a task starts
                 self.left = list(script_for(query))
+            self.roles = [str(m["role"]) for m in messages]
             for message in messages:
                 if message["role"] == "tool":
                     text = message["error"] or chat.get_text_content_as_str(message["content"])
@@ -209,8 +212,9 @@ def _scripted_element(script_for: Callable[[str], Replies]) -> Any:
 
 def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
     """AgentDojo's own verdict of the conversation: ``utility``, ``security`` (None without
-    an injection task), ``texts`` (call id -> what the model read, the last attempt's) and
-    ``retried`` (the last reply had no text: AgentDojo ran the task again)."""
+    an injection task), ``texts`` (call id -> what the model read, the last attempt's),
+    ``retried`` (the last reply had no text: AgentDojo ran the task again) and ``roles``
+    (the roles of the messages the model was last given)."""
     module = agentdojo_module("agent_pipeline.agent_pipeline")
     llm = _scripted_element(lambda _prompt: script)
     spec = row["environment"]
@@ -234,7 +238,7 @@ def agentdojo_judge(row: dict[str, Any], script: Replies) -> dict[str, Any]:
         if attack in registry.ATTACKS and registry.ATTACKS[attack].is_dos_attack:
             security = not utility  # AgentDojo's benchmark sets it so
     return {"utility": bool(utility), "security": security, "texts": llm.seen,
-            "retried": retried}  # fmt: skip
+            "retried": retried, "roles": llm.roles}  # fmt: skip
 
 
 def write_logs(

@@ -105,6 +105,7 @@ async def run_agent(
     raise_on_error: bool = False,
     tool_executor: ExecutorFactory | None = None,
     unknown_tool: str | None = None,
+    after_tools: MessagesInput = (),
     turns: Sequence[Turn] = (),
     snapshot: Callable[[], Any] | None = None,
     user: SimulatedUser | None = None,
@@ -144,6 +145,8 @@ async def run_agent(
     turn adds tools). ``unknown_tool`` is the text a call to a tool that is not bound is
     answered with (``{name}`` and ``{available}`` filled in; default ``Error: unknown tool
     '{name}'. Available tools: {available}.``): a benchmark's own wording, for one.
+    ``after_tools``: messages appended after every round's tool results, before the model
+    is called again (AgentDojo's ``repeat_user_prompt`` defense repeats the task this way).
 
     ``user`` makes the run a conversation with a simulated user (a chat model of its own,
     with its own tools and the conversation's stop signals and limits): after each agent
@@ -194,6 +197,7 @@ async def run_agent(
         parse_content=_content_parser(parse_content_tool_calls),
         raise_on_error=raise_on_error,
         token_limit=token_limit,
+        after_tools=_to_messages(after_tools) if after_tools else (),
     )
     conversation = None
     if user is not None:

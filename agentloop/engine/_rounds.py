@@ -139,8 +139,10 @@ class RoundLoop:
         raise_on_error: bool,
         token_limit: int | None = None,
         budget: Budget | None = None,
+        after_tools: Sequence[BaseMessage] = (),
     ) -> None:
         self.history = history
+        self.after_tools = list(after_tools)
         self.budget = budget
         self.steps: list[StepRecord] = []
         self.ids = CallIds(history)
@@ -219,6 +221,7 @@ class RoundLoop:
             self.running = None
             rounds += 1
             history.extend(tool_messages)
+            history.extend(m.model_copy() for m in self.after_tools)
             if self.budget is not None:
                 self.budget.results(step.tool_calls)
                 if limit := self.budget.exceeded():

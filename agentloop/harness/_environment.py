@@ -72,7 +72,9 @@ class Environment(Protocol):
 
     # Optional: ``unknown_tool``, a str attribute, the text the agent's call to a tool it
     # does not have is answered with (``{name}``, ``{available}`` filled in), as the
-    # benchmark the environment stands for answers it; the engine's own otherwise.
+    # benchmark the environment stands for answers it; the engine's own otherwise. And
+    # ``after_tools``, a list of messages (OpenAI chat dicts) appended after every round of
+    # the agent's tool results (a defense that repeats the task, for one).
 
 
 class LiveEnvironment:
@@ -89,6 +91,7 @@ class LiveEnvironment:
         self.unknown_tool: str | None = getattr(env, "unknown_tool", None)
         if self.unknown_tool is not None and not isinstance(self.unknown_tool, str):
             raise ToolLoadError(f"{origin}: unknown_tool must be a str (a text to answer with)")
+        self.after_tools: list[Any] = list(getattr(env, "after_tools", None) or [])
         self.tools = self._tools("tools")
         self.user_tools: list[BaseTool] = []
         """The simulated user's tools (``user_tools()``, when the environment has it)."""

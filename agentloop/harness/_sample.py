@@ -228,6 +228,7 @@ async def _generate(
             parse_content_tool_calls=p.parser or False,
             tool_executor=source.tool_executor(sample.id, epoch),
             unknown_tool=env.unknown_tool if env is not None else None,
+            after_tools=env.after_tools if env is not None else (),
         )
     if source.cache is not None:
         record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}

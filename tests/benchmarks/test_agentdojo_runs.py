@@ -134,6 +134,27 @@ def test_an_unknown_tool_is_answered_as_agentdojo_answers_it(tmp_path: Path) -> 
     assert record["status"] == "unknown_tool"
 
 
+def test_repeat_user_prompt_repeats_the_task_after_each_round_as_agentdojo(
+    tmp_path: Path,
+) -> None:
+    cases = bench_module("agentdojo_cases")
+    source = "banking?attack=none&defense=repeat_user_prompt"
+    row = next(r for r in agentdojo_rows(source) if r["id"] == "user_task_3")
+    assert row["environment"]["defense"] == "repeat_user_prompt"
+    script = cases.canonical(row)
+    lines = _scores(tmp_path, "banking", {"user_task_3": script}, dataset=f"agentdojo:{source}")
+    line = lines["user_task_3"]
+    assert _score(line, UTILITY) == 1.0
+    messages = line["trajectory"]["messages"]
+    prompt = row["messages"][-1]["content"]
+    rounds = sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
+    assert [m["content"] for m in messages if m["role"] == "user"] == [prompt] * (1 + rounds)
+    # the messages AgentDojo's own pipeline gave its model last, role by role
+    theirs = cases.agentdojo_judge(row, script)
+    assert theirs["utility"] is True
+    assert [m["role"] for m in messages[:-1]] == theirs["roles"]
+
+
 def test_the_16th_reply_is_not_run_but_its_calls_are_in_the_traces(tmp_path: Path) -> None:
     # user_task_0 of banking: pay the bill in bill-december-2023.txt. Fifteen rounds of
     # reading the bill, then a reply that pays it: AgentDojo does not run that call, and

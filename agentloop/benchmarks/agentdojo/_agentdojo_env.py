@@ -16,7 +16,9 @@ string argument that reads as a Python list becomes that list, AgentDojo's
 runs the function on the environment, and the result is AgentDojo's ``tool_result_to_str``
 (YAML of the model's dump; dicts as Python repr), between ``<<`` and ``>>`` when the row's
 ``defense`` is ``spotlighting_with_delimiting`` (the formatter of AgentDojo's own pipeline for
-that defense). A call AgentDojo answers with an error
+that defense). With ``repeat_user_prompt`` the task's prompt is appended as a user message
+after every round of tool results (the environment's ``after_tools``), as that defense's
+pipeline does. A call AgentDojo answers with an error
 (``ValidationError: ...``, ``ValueError: ...``) is answered with exactly that text, the call
 recorded ``error``; a call to a tool the suite lacks, with AgentDojo's ``Invalid tool <name>
 provided.`` (the environment's ``unknown_tool``), recorded ``unknown_tool``.
@@ -83,6 +85,10 @@ class TaskEnvironment:
             env = self.task.init_environment(env)
         self.env = env
         """The environment the calls change."""
+        self.prompt: str = (
+            self.task.PROMPT if isinstance(self.task, base_tasks.BaseUserTask) else self.task.GOAL
+        )
+        """The task as the agent is given it (an injection task run as a user task: its goal)."""
         self.pre_environment = env.model_copy(deep=True)
         """A copy of it before any call (what the checks compare with)."""
         functions_runtime = agentdojo_module("functions_runtime")
@@ -90,6 +96,7 @@ class TaskEnvironment:
         defense = spec.get("defense")
         if defense is not None and not isinstance(defense, str):
             raise DatasetError(f"{where}: defense: expected a name")
+        self.defense = defense
         self.format_result = defended(defense)[1]
         """AgentDojo's tool-result formatter for the row's defense (``tool_result_to_str``;
         ``<<...>>`` around it with ``spotlighting_with_delimiting``)."""
@@ -141,6 +148,11 @@ class AgentDojoEnvironment:
     def __init__(self, spec: Mapping[str, Any], where: str = "environment") -> None:
         self.task = task_environment(spec, where)
         self._start = self.task.env.model_dump(mode="json")
+        self.after_tools: list[dict[str, str]] = []
+        """With ``repeat_user_prompt``: the task's prompt again after every round of tool
+        results, as that defense's pipeline (an ``InitQuery`` in its tool loop) adds it."""
+        if self.task.defense == "repeat_user_prompt":
+            self.after_tools = [{"role": "user", "content": self.task.prompt}]
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         text, error = self.task.run(name, arguments)

@@ -7,8 +7,9 @@ addresses, as AgentDojo names models; default its command line's ``gpt-4o-2024-0
 ``manual`` attack, which asks for each injection on the terminal, is refused: rows written by
 hand carry their injections instead. ``defense`` (default ``none``) is one of AgentDojo's
 defenses that run offline: ``spotlighting_with_delimiting`` (AgentDojo's sentence added to the
-system message, every tool result between ``<<`` and ``>>``); the others are refused in one
-line saying why::
+system message, every tool result between ``<<`` and ``>>``) and ``repeat_user_prompt`` (the
+task's prompt repeated after every round of tool results); the others are refused in one line
+saying why::
 
     dataset: agentdojo:workspace
     dataset: agentdojo:banking?version=v1.1.2&attack=tool_knowledge&model=gpt-4o-mini-2024-07-18
@@ -81,10 +82,6 @@ _UNSUPPORTED = {
     "tool_filter": (
         "it asks the model, before the task, which tools to keep (an extra call agentloop's "
         "loop does not make yet)"
-    ),
-    "repeat_user_prompt": (
-        "it repeats the user's prompt after every round of tool results (a message "
-        "agentloop's loop does not add yet)"
     ),
     "transformers_pi_detector": (
         "it needs torch and transformers and downloads the model "
