@@ -350,6 +350,41 @@ def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
+    if args.tau2_command == "import":
+        from agentloop.benchmarks.tau2._tau2_results_in import (
+            format_rescored,
+            rescore_tau2_results,
+            write_rescored,
+        )
+
+        tasks = "embedded" if args.embedded_tasks else "current"
+        items = rescore_tau2_results(args.results, tasks=tasks)
+        path = write_rescored(items, args.outdir)
+        print(Scrubber().text(format_rescored(items)))
+        print(f"wrote {path}")
+        return EXIT_OK
+    if args.tau2_command == "export":
+        from agentloop.benchmarks.tau2._tau2_results_out import export_tau2_run, write_submission
+
+        results = export_tau2_run(args.run_dir)
+        target = Path(args.output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = Scrubber().text(json.dumps(results, indent=2, ensure_ascii=False))
+        target.write_text(text, encoding="utf-8")
+        simulations, ran = len(results["simulations"]), len(results["tasks"])
+        print(f"wrote {target}: {simulations} simulations of {ran} tasks")
+        if args.submission:
+            written = write_submission(
+                json.loads(text),
+                target.name,
+                args.submission,
+                model_name=args.model_name,
+                organization=args.organization,
+                submitter=args.submitter,
+                email=args.email,
+            )
+            print(f"wrote {written}")
+        return EXIT_OK
     from agentloop.benchmarks.tau2._tau2_summary import format_tau2_summary, summarize_tau2
 
     print(Scrubber().text(format_tau2_summary(summarize_tau2(args.run_dirs))))

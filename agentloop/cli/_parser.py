@@ -288,6 +288,38 @@ def _add_tau2(sub: argparse._SubParsersAction[_Parser]) -> None:
         "agentloop's, and whether they compare with τ²-bench's leaderboard",
     )
     summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    read = actions.add_parser(
+        "import",
+        help="re-score every simulation of τ²-bench's own results file with tau2_verdict, "
+        "its recorded reward beside agentloop's (OUTDIR/rescored.jsonl)",
+    )
+    read.add_argument(
+        "results", metavar="RESULTS", help="τ²-bench's results JSON (or its directory format)"
+    )
+    read.add_argument("outdir", metavar="OUTDIR")
+    read.add_argument(
+        "--embedded-tasks",
+        action="store_true",
+        help="score under the file's own task definitions, not task set 1.0.1's",
+    )
+    write = actions.add_parser(
+        "export",
+        help="write a run as τ²-bench's results JSON, and optionally as a leaderboard "
+        "submission (submission.json and trajectories/)",
+    )
+    write.add_argument("run_dir", metavar="RUN_DIR")
+    write.add_argument("output", metavar="OUT.json")
+    write.add_argument(
+        "--submission", metavar="DIR", help="add the run's domain to the submission in DIR"
+    )
+    write.add_argument(
+        "--model-name", help="submission.json's model_name (default: the agent's model)"
+    )
+    write.add_argument("--organization", help="submission.json's model_organization")
+    write.add_argument(
+        "--submitter", help="submission.json's submitting_organization (default: --organization)"
+    )
+    write.add_argument("--email", help="submission.json's contact_info.email")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
