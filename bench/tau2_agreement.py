@@ -58,18 +58,28 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agentloop.benchmarks.tau2._tau2_banking import read_log_allowlist  # noqa: E402
 from agentloop.benchmarks.tau2._tau2_data import (  # noqa: E402  # noqa: E402
     domain_db,
     domain_policy,
     domain_tasks,
+    knowledge_base,
     tau2_data_dir,
     tau2_row,
 )
-from agentloop.benchmarks.tau2._tau2_env import DOMAINS, Tau2Environment  # noqa: E402
+from agentloop.benchmarks.tau2._tau2_env import DOMAINS, Tau2Environment, tau2_environment  # noqa: E402
+from agentloop.benchmarks.tau2._tau2_retrieval import (  # noqa: E402
+    OFFLINE_CONFIGS,
+    bm25_search,
+    grep_search,
+    knowledge_policy,
+)
 from agentloop.benchmarks.tau2._tau2_verdict import Conversation, tau2_score  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
-KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped")
+KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped", "extra_read")
+BANKING = "banking_knowledge"
+_EXTRA_READS = ("get_debit_dispute_status_7483", "get_user_dispute_history_7291")
 # Known causes of difference -> explanation (also on the τ²-bench page of the docs).
 KNOWN: dict[str, str] = {
     "raise": "an env assertion whose function raises (a task that was never created) makes "
@@ -100,7 +110,20 @@ def _perturbed(value: Any) -> Any:
     return "X"
 
 
+def _user_of(domain: str, actions: list[dict[str, Any]]) -> str:
+    users = [a["arguments"]["user_id"] for a in actions if "user_id" in (a.get("arguments") or {})]
+    return users[0] if users else next(iter(_first_users(domain)))
+
+
+def _first_users(domain: str) -> Any:
+    db = domain_db(domain)[0]["users"]
+    return db["data"] if domain == BANKING else db
+
+
 def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
+    if domain == BANKING:
+        user = _user_of(domain, actions)
+        return ("assistant", "change_user_email", {"user_id": user, "new_email": "x@example.com"})
     if domain == "mock":
         return ("assistant", "create_task", {"user_id": "user_1", "title": "Extra task"})
     if domain == "telecom":
@@ -120,8 +143,30 @@ def _extra_write(domain: str, actions: list[dict[str, Any]]) -> Call:
     return ("assistant", "send_certificate", {"user_id": user, "amount": 50})
 
 
+def _retyped_json(calls: list[Call]) -> list[Call] | None:
+    """banking_knowledge: the first whole number inside a discoverable call's JSON arguments
+    written as a float (``25`` as ``25.0``)."""
+    for i, (_, name, arguments) in enumerate(calls):
+        if not name.startswith("call_discoverable") or not isinstance(
+            arguments.get("arguments"), str
+        ):
+            continue
+        try:
+            given = json.loads(arguments["arguments"])
+        except ValueError:
+            continue
+        for key, value in given.items():
+            if type(value) is int:
+                changed = copy.deepcopy(calls)
+                changed[i][2]["arguments"] = json.dumps({**given, key: float(value)})
+                return changed
+    return None
+
+
 def _retyped(domain: str, actions: list[dict[str, Any]], calls: list[Call]) -> list[Call] | None:
     """The calls with one number retyped (see the module doc), or None."""
+    if domain == BANKING and (found := _retyped_json(calls)) is not None:
+        return found
     writes = [
         i
         for i, a in enumerate(actions)
@@ -170,6 +215,19 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
     retyped = _retyped(domain, actions, calls)
     if retyped is not None:
         out["retyped"] = retyped
+    if domain == BANKING:  # a read the ground truth does not make (τ²-bench 1.0.1: not logged)
+        allowed = set(read_log_allowlist(actions))
+        read = next(r for r in _EXTRA_READS if r not in allowed)
+        user = json.dumps({"user_id": _user_of(domain, actions)})
+        out["extra_read"] = [
+            *calls,
+            ("assistant", "unlock_discoverable_agent_tool", {"agent_tool_name": read}),
+            (
+                "assistant",
+                "call_discoverable_agent_tool",
+                {"agent_tool_name": read, "arguments": user},
+            ),
+        ]
     return [
         {
             "key": f"{domain}/{task['id']}/{kind}",
@@ -185,7 +243,7 @@ def cases_of(domain: str, task: dict[str, Any]) -> list[dict[str, Any]]:
 
 def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     """agentloop's texts and checks of one case."""
-    env = Tau2Environment(case["domain"], row["environment"]["initial_state"])
+    env = tau2_environment(row)
     texts = [list(env.call(side, name, args)) for side, name, args in case["calls"]]
     conversation = Conversation(
         stop_reason="user_stop",
@@ -208,10 +266,69 @@ def ours(case: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _reference(cases: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def _retrieval_asked(tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """banking_knowledge's retrieval questions: per task, the titles of its first two required
+    documents and the opening of its user's instructions as KB_search queries; the longest
+    word of each title, and the first title whole, as grep patterns; and the policies (the
+    golden documents' per task, every other configuration's once)."""
+    kb = knowledge_base()
+    bm25: list[str] = []
+    grep: list[str] = []
+    for task in tasks:
+        refs = (task.get("required_documents") or [])[:2]
+        titles = [kb.by_id[r].title if r in kb.by_id else r for r in refs]
+        instructions = str((task.get("user_scenario") or {}).get("instructions", ""))
+        bm25 += [*titles, " ".join(instructions.split()[:12])]
+        grep += [max(t.split(), key=len) for t in titles if t.split()] + titles[:1]
+    policies = [
+        [f"{config}/{task['id']}", config, task]
+        for i, task in enumerate(tasks)
+        for config in OFFLINE_CONFIGS
+        if config == "golden_retrieval" or i == 0
+    ]
+    return {"bm25": bm25, "grep": grep, "policies": policies}
+
+
+def _same_hits(mine: list[tuple[str, float]], theirs: list[list[Any]]) -> bool:
+    return [d for d, _ in mine] == [d for d, _ in theirs] and all(
+        abs(a - b) <= 1e-9 * max(1.0, abs(b)) for (_, a), (_, b) in zip(mine, theirs, strict=True)
+    )
+
+
+def _retrieval_agreement(
+    asked: dict[str, Any], theirs: dict[str, Any], tasks: dict[str, Any]
+) -> tuple[dict[str, int], list[str]]:
+    kb = knowledge_base()
+    counts: Counter[str] = Counter()
+    differences = []
+    for kind, search in (("bm25", bm25_search(kb)), ("grep", grep_search(kb))):
+        for query, expected in zip(asked[kind], theirs[kind], strict=True):
+            got = search(query)
+            same = _same_hits(got, expected)
+            counts[f"{kind}:queries"] += 1
+            counts[f"{kind}:agree"] += int(same)
+            counts[f"{kind}:hits"] += len(expected)
+            if not same:
+                differences.append(
+                    f"{BANKING} {kind} {query!r:.80}: agentloop {got!r:.300} "
+                    f"τ²-bench {expected!r:.300}"
+                )
+    for key, config, task in asked["policies"]:
+        mine = knowledge_policy(kb, config, task.get("required_documents"))
+        same = mine == theirs["policies"][key]
+        counts["policies"] += 1
+        counts["policies:agree"] += int(same)
+        if not same:
+            differences.append(f"{BANKING} policy {key}: differs")
+    return dict(counts), differences
+
+
+def _reference(
+    cases: list[dict[str, Any]], asked: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.json"
-        path.write_text(json.dumps(cases), encoding="utf-8")
+        path.write_text(json.dumps({"cases": cases, "retrieval": asked}), encoding="utf-8")
         done = subprocess.run(
             [
                 str(REFERENCE_PYTHON),
@@ -247,15 +364,22 @@ def main() -> int:
         )
         return 0
     started = time.perf_counter()
-    cases, rows = [], {}
+    cases: list[dict[str, Any]] = []
+    rows: dict[str, dict[str | None, dict[str, Any]]] = {}
+    asked, banking_tasks = None, []
     for domain in domains:
         policy = domain_policy(domain)
-        for task in domain_tasks(domain, every=args.every_task)[: args.limit]:
-            row = tau2_row(domain, task, policy)
+        tasks = domain_tasks(domain, every=args.every_task)[: args.limit]
+        for task in tasks:
+            # banking_knowledge: the same case scored under each offline retrieval config
+            configs: tuple[str | None, ...] = OFFLINE_CONFIGS if domain == BANKING else (None,)
+            row = {c: tau2_row(domain, task, policy, retrieval_config=c) for c in configs}
             for case in cases_of(domain, task):
                 rows[case["key"]] = row
                 cases.append(case)
-    schemas, reference = _reference(cases)
+        if domain == BANKING:
+            asked, banking_tasks = _retrieval_asked(tasks), tasks
+    schemas, reference = _reference(cases, asked)
     took_reference = time.perf_counter() - started
     totals: dict[str, Counter[str]] = defaultdict(Counter)
     differences = []
@@ -265,12 +389,22 @@ def main() -> int:
         if env.user_toolkit is not None:  # the user's tools too (telecom's phone)
             mine = [*mine, *env.tool_schemas("user")]
             expected = [*expected, *schemas["user_schemas"][domain]]
+        if domain == BANKING:  # with each search tool
+            for config in ("bm25", "grep_only", "bm25_grep"):
+                searching = Tau2Environment(domain, options={"retrieval_config": config})
+                mine = [*mine, *searching.tool_schemas()]
+                expected = [*expected, *schemas["schemas"][f"{domain}/{config}"]]
         same = json.dumps(mine, sort_keys=True) == json.dumps(expected, sort_keys=True)
         totals[domain]["schemas_same"] += int(same)
         if not same:
             differences.append(f"{domain}: tool schemas differ")
-    for case in cases:
-        theirs, got = reference[case["key"]], ours(case, rows[case["key"]])
+    retrieval: dict[str, int] = {}
+    if asked is not None:
+        retrieval, found = _retrieval_agreement(asked, schemas["retrieval"], banking_tasks)
+        differences += found
+    scored = [(case, row) for case in cases for row in rows[case["key"]].values()]
+    for case, row in scored:
+        theirs, got = reference[case["key"]], ours(case, row)
         count = totals[case["domain"]]
         count["cases"] += 1
         count[f"cases:{case['kind']}"] += 1
@@ -327,6 +461,15 @@ def main() -> int:
                     f"actions all matched {act:4}"
                 )
     raised = sum(totals[d]["reference_raised"] for d in domains)
+    if retrieval:
+        r = retrieval
+        print(
+            f"\n{BANKING} retrieval, by τ²-bench's own pipelines on the same documents: "
+            f"KB_search (BM25) {r['bm25:agree']}/{r['bm25:queries']} queries the same documents "
+            f"and scores ({r['bm25:hits']} hits), grep {r['grep:agree']}/{r['grep:queries']} "
+            f"({r['grep:hits']} hits), policies {r['policies:agree']}/{r['policies']} the same "
+            f"text (each case above scored under each of {', '.join(OFFLINE_CONFIGS)})"
+        )
     print(f"\ncases where τ²-bench's evaluator raised (not compared on DB/assertions): {raised}")
     print(f"differences: {len(differences)}")
     for line in differences:

@@ -39,12 +39,22 @@ def _load(path: Path) -> Any:
         return json.load(handle)
 
 
+def _bundle(folder: Path) -> dict[str, str]:
+    """A domain's small files (banking_knowledge's tasks, documents, prompts) by path."""
+    with gzip.open(folder / "files.jsonl.gz", "rt", encoding="utf-8") as handle:
+        return {e["path"]: e["text"] for e in map(json.loads, handle) if e}
+
+
 def _data_dir(source: Path, domains: list[str]) -> Path:
     """A τ²-bench data directory holding the policy files its constructors read."""
     root = Path(tempfile.mkdtemp(prefix="tau2-ref-"))
     for domain in domains:
         target = root / "tau2" / "domains" / domain
         target.mkdir(parents=True)
+        if (source / domain / "files.jsonl.gz").is_file():  # banking_knowledge
+            for path, text in _bundle(source / domain).items():
+                (target / path).parent.mkdir(parents=True, exist_ok=True)
+                (target / path).write_text(text, encoding="utf-8")
         for name in ("policy.md", "policy.txt"):
             if (source / domain / name).is_file():
                 shutil.copy(source / domain / name, target / "policy.md")
@@ -63,8 +73,40 @@ def _data_dir(source: Path, domains: list[str]) -> Path:
     return root
 
 
+def _retrieval(asked: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """banking_knowledge's retrieval by τ²-bench's own pipelines and prompt builder: the
+    documents (id, score) each query finds, and each (config, task)'s policy. The documents in
+    file-name order (τ²-bench's loader takes the file system's, which varies)."""
+    from tau2.data_model.tasks import Task
+    from tau2.domains.banking_knowledge.data_model import KnowledgeBase
+    from tau2.domains.banking_knowledge.retrieval import (
+        build_policy,
+        create_bm25_retrieval_pipeline,
+        create_grep_retrieval_pipeline,
+        resolve_variant,
+    )
+    from tau2.knowledge.embeddings_cache import clear_cached_docs
+
+    loaded = KnowledgeBase.load(str(folder / "documents"))
+    ordered = sorted(loaded.documents.values(), key=lambda d: f"{d.id}.json")
+    kb = KnowledgeBase(documents={d.id: d for d in ordered})
+    clear_cached_docs()  # its document list is cached once per process
+    bm25, grep = create_bm25_retrieval_pipeline(kb), create_grep_retrieval_pipeline(kb)
+    return {
+        "bm25": [bm25.retrieve(q) for q in asked["bm25"]],
+        "grep": [grep.retrieve(q) for q in asked["grep"]],
+        "policies": {
+            key: build_policy(resolve_variant(config), kb, Task.model_validate(task))
+            for key, config, task in asked["policies"]
+        },
+    }
+
+
 def main() -> int:
     cases = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    asked = None
+    if isinstance(cases, dict):  # {"cases": [...], "retrieval": {...}}
+        cases, asked = cases["cases"], cases.get("retrieval")
     source = Path(sys.argv[2])
     domains = sorted({c["domain"] for c in cases})
     os.environ["TAU2_DATA_DIR"] = str(_data_dir(source, domains))
@@ -121,6 +163,16 @@ def main() -> int:
                 user_db=MockUserDB.model_validate(user_raw),
                 solo_mode=kw.get("solo_mode", False),
             )
+        elif domain == "banking_knowledge":
+            from tau2.domains.banking_knowledge.data_model import TransactionalDB
+            from tau2.domains.banking_knowledge.environment import get_environment as banking
+
+            # the retrieval config does not change a verdict (its tools only read)
+            constructors[domain] = lambda raw=raw, **kw: banking(
+                db=TransactionalDB.model_validate(raw),
+                retrieval_variant=kw.get("retrieval_variant", "no_knowledge"),
+                read_log_allowlist=kw.get("read_log_allowlist"),
+            )
         else:
             raise SystemExit(f"no reference constructor for the {domain} domain")
 
@@ -132,12 +184,27 @@ def main() -> int:
         for d in domains
         if constructors[d]().user_tools is not None
     }
-    print(json.dumps({"schemas": schemas, "user_schemas": user_schemas}))
+    if "banking_knowledge" in domains:  # with each search tool too
+        for variant in ("bm25", "grep_only", "bm25_grep"):
+            schemas[f"banking_knowledge/{variant}"] = [
+                t.openai_schema["function"]
+                for t in constructors["banking_knowledge"](retrieval_variant=variant).get_tools()
+            ]
+    head: dict[str, Any] = {"schemas": schemas, "user_schemas": user_schemas}
+    if asked:
+        folder = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains" / "banking_knowledge"
+        head["retrieval"] = _retrieval(asked, folder)
+    print(json.dumps(head))
     for case in cases:
         task = Task.model_validate(case["task"])
+        env_kwargs: dict[str, Any] = {}
+        if case["domain"] == "banking_knowledge":  # τ²-bench's runner derives it per task
+            from tau2.runner.build import _derive_read_log_allowlist
+
+            env_kwargs["read_log_allowlist"] = _derive_read_log_allowlist(task)
         make = constructors[case["domain"]]
         initial = task.initial_state
-        env = make()
+        env = make(**env_kwargs)
         env.set_state(
             initialization_data=initial.initialization_data if initial else None,
             initialization_actions=initial.initialization_actions if initial else None,
@@ -171,6 +238,7 @@ def main() -> int:
                     task=task,
                     full_trajectory=messages,
                     strict_replay=strict,
+                    env_kwargs=env_kwargs,
                 )
                 break
             except ValueError as exc:  # a replayed text differs (strict), or an assertion raised

@@ -50,7 +50,7 @@ def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
     # τ²-bench's current task set, read without a network (agentloop.benchmarks.tau2._tau2_data)
     for name in ("LICENSE", "SOURCE", "airline/tasks.json.gz", "telecom/db.toml"):
         assert f"agentloop/benchmarks/tau2/data/{name}" in names
-    assert sum(n.startswith("agentloop/benchmarks/tau2/data/") for n in names) == 21
+    assert sum(n.startswith("agentloop/benchmarks/tau2/data/") for n in names) == 23
 
 
 def test_the_documented_api_example_runs_beside_a_users_own_tools_and_evals(

@@ -40,10 +40,12 @@ if TYPE_CHECKING:
     from agentloop.benchmarks.tau2 import (
         LEGACY_TASK_SET,
         check_tau2_domain,
+        check_tau2_options,
         tau2_data_dir,
         tau2_domain,
         tau2_environment,
         tau2_lines,
+        tau2_retrieval_config,
         tau2_task_set,
         tau2_verdict,
     )
@@ -72,10 +74,12 @@ else:  # each sub-package's names, imported on first use
             "agentloop.benchmarks.tau2": [
                 "LEGACY_TASK_SET",
                 "check_tau2_domain",
+                "check_tau2_options",
                 "tau2_data_dir",
                 "tau2_domain",
                 "tau2_environment",
                 "tau2_lines",
+                "tau2_retrieval_config",
                 "tau2_task_set",
                 "tau2_verdict",
             ],
@@ -98,10 +102,12 @@ __all__ = [
     "check_agentdojo_source",
     "check_bfcl_category",
     "check_tau2_domain",
+    "check_tau2_options",
     "tau2_data_dir",
     "tau2_domain",
     "tau2_environment",
     "tau2_lines",
+    "tau2_retrieval_config",
     "tau2_task_set",
     "tau2_verdict",
 ]

@@ -53,9 +53,11 @@ from agentloop.benchmarks import (
     check_agentdojo_source,
     check_bfcl_category,
     check_tau2_domain,
+    check_tau2_options,
     tau2_data_dir,
     tau2_domain,
     tau2_lines,
+    tau2_retrieval_config,
     tau2_task_set,
 )
 from agentloop.errors import DatasetError
@@ -129,7 +131,11 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bytes]]:
         lines = (
             bfcl_lines(category)
             if category is not None
-            else tau2_lines(str(domain), task_set=tau2_task_set(str(path)))
+            else tau2_lines(
+                str(domain),
+                task_set=tau2_task_set(str(path)),
+                retrieval_config=tau2_retrieval_config(str(path)),
+            )
         )
         for number, text in enumerate(lines, start=1):
             raw = text.encode("utf-8")
@@ -183,6 +189,7 @@ def _open_check(path: Path) -> None:
     domain = tau2_domain(str(path))
     if domain is not None:
         check_tau2_domain(domain)
+        check_tau2_options(domain, tau2_retrieval_config(str(path)))
         tau2_data_dir(task_set=tau2_task_set(str(path)))
         return
     suite = agentdojo_suite(str(path))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks.tau2._tau2_data import tau2_rows
+from agentloop.benchmarks.tau2._tau2_data import tau2_retrieval_config, tau2_rows
 from agentloop.benchmarks.tau2._tau2_env import DOMAINS
 from agentloop.harness import load_config
 from agentloop.harness._runner import run_eval_sync
@@ -29,12 +29,14 @@ def test_one_config_per_built_domain() -> None:
 def test_the_config_validates(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # anywhere: the instructions are named from the config's folder
     config = load_config(path)
-    assert config.dataset == f"tau2:{path.stem}"
+    # banking_knowledge names its retrieval config: tau2:banking_knowledge?retrieval_config=bm25
+    assert config.dataset.partition("?")[0] == f"tau2:{path.stem}"
     assert config.user is not None and config.user.model.startswith("openai:")
     assert config.pass_threshold == {VERDICT: 1.0} and config.epochs == 4
     assert config.user.agent_stop_signals == []  # τ²-bench's LLMAgent has no stop signal
     prepared = prepare(config)
-    assert prepared.scan.valid == len(list(tau2_rows(path.stem)))
+    config_name = tau2_retrieval_config(config.dataset)
+    assert prepared.scan.valid == len(list(tau2_rows(path.stem, retrieval_config=config_name)))
     assert prepared.scan.problems == []
 
 

@@ -10,9 +10,11 @@ if TYPE_CHECKING:
     from agentloop.benchmarks.tau2._tau2_data import (
         LEGACY_TASK_SET,
         check_tau2_domain,
+        check_tau2_options,
         tau2_data_dir,
         tau2_domain,
         tau2_lines,
+        tau2_retrieval_config,
         tau2_task_set,
     )
     from agentloop.benchmarks.tau2._tau2_env import tau2_environment
@@ -26,9 +28,11 @@ else:  # imported on first use: a config checks its dataset's prefix without Lan
             "agentloop.benchmarks.tau2._tau2_data": [
                 "LEGACY_TASK_SET",
                 "check_tau2_domain",
+                "check_tau2_options",
                 "tau2_data_dir",
                 "tau2_domain",
                 "tau2_lines",
+                "tau2_retrieval_config",
                 "tau2_task_set",
             ],
             "agentloop.benchmarks.tau2._tau2_env": ["tau2_environment"],
@@ -40,10 +44,12 @@ else:  # imported on first use: a config checks its dataset's prefix without Lan
 __all__ = [
     "LEGACY_TASK_SET",
     "check_tau2_domain",
+    "check_tau2_options",
     "tau2_data_dir",
     "tau2_domain",
     "tau2_environment",
     "tau2_lines",
+    "tau2_retrieval_config",
     "tau2_task_set",
     "tau2_verdict",
 ]

@@ -32,6 +32,14 @@ order. The policy is the domain's policy file; telecom's is τ²-bench's composi
 policy and its tech-support manual (``<main_policy>...</main_policy>\n<tech_support_policy>
 ...</tech_support_policy>``). A text file's final newline, which the wheel's copies add to
 τ²-bench's own files, is left out. Any file may be gzip-compressed (``<name>.gz``).
+
+banking_knowledge (τ²-bench 1.0; task set 1.0.1 only) has no single policy: a row's is its
+retrieval config's (``tau2:banking_knowledge?retrieval_config=<name>``, τ²-bench's
+``--retrieval-config``; ``agentloop.benchmarks.tau2._tau2_retrieval``), and ``golden_retrieval``'s
+holds the task's own documents. Its tasks, documents and prompt files are one bundle
+(:data:`FILE_BUNDLE`), or the repository's folders in a custom directory. Its rows'
+``environment`` also has ``options`` (the retrieval config and the task's read allowlist) and,
+as any task that names them, the user's tools (``user_tools``), which the environment offers.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import functools
 import gzip
 import json
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -62,14 +71,18 @@ __all__ = [
     "TAU2_TARGET",
     "agent_system_prompt",
     "check_tau2_domain",
+    "check_tau2_options",
     "check_tau2_task_set",
     "domain_db",
+    "domain_files",
     "domain_policy",
     "domain_tasks",
+    "knowledge_base",
     "scenario_text",
     "tau2_data_dir",
     "tau2_domain",
     "tau2_lines",
+    "tau2_retrieval_config",
     "tau2_row",
     "tau2_rows",
     "tau2_task_set",
@@ -92,6 +105,15 @@ TASK_SETS = {
 """Task set -> where its files come from (``tau2:<domain>@<task set>``)."""
 SHIPPED_DATA = Path(__file__).resolve().with_name("data")
 DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
+KNOWLEDGE_DOMAIN = "banking_knowledge"
+DATASET_OPTIONS = {
+    "retrieval_config": "the banking_knowledge domain's retrieval configuration (τ²-bench's "
+    "--retrieval-config): agentloop.benchmarks.tau2._tau2_retrieval"
+}
+"""The options a ``tau2:<domain>?<name>=<value>`` dataset source takes."""
+FILE_BUNDLE = "files.jsonl.gz"
+"""A domain's many small files as one: a JSON line per file (``path``, git ``blob`` id,
+``text``); banking_knowledge's tasks, documents and prompts."""
 AGENT_GREETING = "Hi! How can I help you today?"
 _AGENT_INSTRUCTION = (
     "You are a customer service agent that helps the user according to the <policy> provided "
@@ -104,8 +126,29 @@ _AGENT_INSTRUCTION = (
 def _spec(dataset: str) -> tuple[str, str | None] | None:
     if not dataset.startswith(TAU2_PREFIX):
         return None
-    domain, at, task_set = dataset[len(TAU2_PREFIX) :].partition("@")
+    source = dataset[len(TAU2_PREFIX) :].partition("?")[0]
+    domain, at, task_set = source.partition("@")
     return domain, (task_set if at else None)
+
+
+def _options(dataset: str) -> dict[str, str]:
+    """The ``?name=value&...`` options of a ``tau2:`` source; unknown names are one-line
+    errors."""
+    query = dataset.partition("?")[2]
+    options: dict[str, str] = {}
+    for part in filter(None, query.split("&")):
+        name, eq, value = part.partition("=")
+        if name not in DATASET_OPTIONS or not eq or not value:
+            known = ", ".join(f"{k}=..." for k in DATASET_OPTIONS)
+            raise DatasetError(f"{dataset}: unknown option {part!r}; known: {known}")
+        options[name] = value
+    return options
+
+
+def tau2_retrieval_config(dataset: str) -> str | None:
+    """The ``retrieval_config`` a ``tau2:banking_knowledge?retrieval_config=<name>`` source
+    names (τ²-bench's ``--retrieval-config``), else None."""
+    return _options(dataset).get("retrieval_config") if _spec(dataset) else None
 
 
 def tau2_domain(dataset: str) -> str | None:
@@ -205,6 +248,12 @@ def _domain_data(
     if not folder.is_dir():
         raise DatasetError(f"τ²-bench data: no folder for the {domain} domain in {where}")
     db = _load(_find(folder, ("db.json", "db.json.gz", "db.toml")))
+    if domain == KNOWLEDGE_DOMAIN:  # tasks one file each; the policy per retrieval config
+        files = _files(str(folder))
+        tasks = [
+            json.loads(files[p]) for p in sorted(files) if re.fullmatch(r"tasks/task_\w+\.json", p)
+        ]
+        return db, None, "", tasks, None
     user = None
     if any((folder / n).is_file() for n in ("user_db.toml", "user_db.json")):
         user = _load(_find(folder, ("user_db.toml", "user_db.json")))
@@ -225,6 +274,29 @@ def _domain_data(
         if isinstance(splits, dict) and "base" in splits:
             base = set(splits["base"])
     return db, user, text, tasks, base
+
+
+@functools.cache
+def _files(folder: str) -> dict[str, str]:
+    """A domain's small files by path: its bundle (:data:`FILE_BUNDLE`), else its folders."""
+    root = Path(folder)
+    if (root / FILE_BUNDLE).is_file():
+        with gzip.open(root / FILE_BUNDLE, "rt", encoding="utf-8") as handle:
+            entries = [json.loads(line) for line in handle if line.strip()]
+        return {entry["path"]: entry["text"] for entry in entries}
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8")
+        for sub in ("tasks", "documents", "prompts")
+        for path in sorted((root / sub).rglob("*"))
+        if path.is_file()
+    }
+
+
+def domain_files(
+    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+) -> dict[str, str]:
+    """A domain's tasks, documents and prompt files by path (banking_knowledge)."""
+    return _files(str(tau2_data_dir(data_dir, task_set) / domain))
 
 
 def _text(path: Path) -> str:
@@ -330,12 +402,39 @@ def _opening(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def tau2_row(
-    domain: str, task: dict[str, Any], policy: str, task_set: str = TASK_SET
+    domain: str,
+    task: dict[str, Any],
+    policy: str,
+    task_set: str = TASK_SET,
+    *,
+    retrieval_config: str | None = None,
 ) -> dict[str, Any]:
-    """One τ²-bench task as a dataset row (see the module doc)."""
+    """One τ²-bench task as a dataset row (see the module doc); banking_knowledge: under a
+    retrieval configuration (its policy, and the environment's options)."""
     criteria = task.get("evaluation_criteria")
     initial = task.get("initial_state") or {}
     basis = (criteria or {}).get("reward_basis") or DEFAULT_REWARD_BASIS
+    environment: dict[str, Any] = {
+        "domain": domain,
+        "initial_state": initial or None,
+        "task_set": task_set,
+    }
+    if task.get("user_tools") is not None:  # the user's tools τ²-bench offers (1.0)
+        environment["user_tools"] = list(task["user_tools"])
+    if domain == KNOWLEDGE_DOMAIN:
+        from agentloop.benchmarks.tau2._tau2_banking import read_log_allowlist
+        from agentloop.benchmarks.tau2._tau2_retrieval import knowledge_policy
+
+        policy = knowledge_policy(
+            knowledge_base(task_set), str(retrieval_config), task.get("required_documents")
+        )
+        environment["options"] = {
+            "retrieval_config": retrieval_config,
+            "read_log_allowlist": read_log_allowlist((criteria or {}).get("actions")),
+        }
+    metadata: dict[str, Any] = {}
+    if domain == KNOWLEDGE_DOMAIN:
+        metadata["retrieval_config"] = retrieval_config
     return {
         "id": str(task["id"]),
         "messages": [
@@ -343,33 +442,72 @@ def tau2_row(
             *_opening(initial.get("message_history") or []),
         ],
         "user_scenario": scenario_text(task.get("user_scenario")),
-        "environment": {"domain": domain, "initial_state": initial or None, "task_set": task_set},
+        "environment": environment,
         "ground_truth": {"evaluation_criteria": criteria},
         "metadata": {
             "domain": domain,
             "task_id": str(task["id"]),
             "reward_basis": list(basis),
             "task_set": task_set,
+            **metadata,
         },
     }
 
 
 def tau2_rows(
-    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+    domain: str,
+    data_dir: str | Path | None = None,
+    *,
+    task_set: str | None = None,
+    retrieval_config: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The rows of a domain, in τ²-bench's task order. ``task_set`` None: ``data_dir`` or
-    ``$AGENTLOOP_TAU2_DATA`` (task set ``custom``) when given, else the shipped files."""
+    ``$AGENTLOOP_TAU2_DATA`` (task set ``custom``) when given, else the shipped files.
+    ``retrieval_config``: banking_knowledge's (required there, refused elsewhere)."""
     check_tau2_domain(domain)
+    check_tau2_options(domain, retrieval_config)
     if task_set is None:
         task_set = CUSTOM_TASK_SET if data_dir or os.environ.get(TAU2_DATA_ENV) else TASK_SET
     policy = domain_policy(domain, data_dir, task_set=task_set)
     for task in domain_tasks(domain, data_dir, task_set=task_set):
-        yield tau2_row(domain, task, policy, task_set)
+        yield tau2_row(domain, task, policy, task_set, retrieval_config=retrieval_config)
 
 
 def tau2_lines(
-    domain: str, data_dir: str | Path | None = None, *, task_set: str | None = None
+    domain: str,
+    data_dir: str | Path | None = None,
+    *,
+    task_set: str | None = None,
+    retrieval_config: str | None = None,
 ) -> Iterator[str]:
     """The rows of a domain as dataset lines (JSON and a newline)."""
-    for row in tau2_rows(domain, data_dir, task_set=task_set):
+    rows = tau2_rows(domain, data_dir, task_set=task_set, retrieval_config=retrieval_config)
+    for row in rows:
         yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def check_tau2_options(domain: str, retrieval_config: str | None) -> None:
+    """One-line ``DatasetError`` for a retrieval config outside banking_knowledge, or an
+    unknown, unsupported or missing one there."""
+    if domain != KNOWLEDGE_DOMAIN:
+        if retrieval_config is not None:
+            raise DatasetError(
+                f"tau2:{domain}: retrieval_config is an option of tau2:{KNOWLEDGE_DOMAIN} only"
+            )
+        return
+    from agentloop.benchmarks.tau2._tau2_retrieval import check_retrieval_config
+
+    check_retrieval_config(retrieval_config)
+
+
+def knowledge_base(task_set: str | None = None, data_dir: str | Path | None = None) -> Any:
+    """banking_knowledge's documents and prompt files (``_tau2_retrieval.KnowledgeBase``),
+    read once per folder."""
+    return _knowledge_base(str(tau2_data_dir(data_dir, task_set) / KNOWLEDGE_DOMAIN))
+
+
+@functools.cache
+def _knowledge_base(folder: str) -> Any:
+    from agentloop.benchmarks.tau2._tau2_retrieval import KnowledgeBase
+
+    return KnowledgeBase(_files(folder))

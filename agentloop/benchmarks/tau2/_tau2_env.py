@@ -1,7 +1,8 @@
 """A τ²-bench domain as an agentloop environment: the domain's database, fresh per (sample,
 epoch), its agent tools (``tools()``) and the user's own tools (``user_tools()``, dual control:
 telecom's phone, mock's notification inbox (τ²-bench 1.0; none where the task set's files have
-no user database); none in airline and retail), sharing one state: as in τ²-bench, the two
+no user database), banking_knowledge's customer (on the bank's one database, the tools its task
+names); none in airline and retail), sharing one state: as in τ²-bench, the two
 sides are synced (``Toolkit.sync``) when the environment is built, after each initialization
 action or assertion, and after every call that succeeds (telecom: the phone learns the line's
 status, roaming and data use from the carrier's records, and payments go both ways).
@@ -23,7 +24,7 @@ trajectory records the call ``error``, as τ²-bench's tool message says, and a 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -74,11 +75,22 @@ def _telecom() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[To
     return TelecomDB, TelecomTools, TelecomUserDB, TelecomUserTools
 
 
+def _banking() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
+    from agentloop.benchmarks.tau2._tau2_banking import (
+        KnowledgeTools,
+        KnowledgeUserTools,
+        TransactionalDB,
+    )
+
+    return TransactionalDB, KnowledgeTools, TransactionalDB, KnowledgeUserTools
+
+
 DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
     "mock": _mock,
     "airline": _airline,
     "retail": _retail,
     "telecom": _telecom,
+    "banking_knowledge": _banking,
 }
 """Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
 
@@ -94,18 +106,26 @@ class Tau2Environment:
         db: Mapping[str, Any] | None = None,
         user_db: Mapping[str, Any] | None = None,
         task_set: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        user_tools: Sequence[str] | None = None,
     ) -> None:
         check_tau2_domain(domain)
         self.domain = domain
+        self.offered_user_tools = None if user_tools is None else list(user_tools)
         db_model, toolkit, user_model, user_toolkit = DOMAINS[domain]()
-        if db is None or (user_toolkit is not None and user_db is None):
+        shared = user_model is db_model  # banking_knowledge: both sides on one database
+        if db is None or (user_toolkit is not None and user_db is None and not shared):
             shipped, shipped_user = domain_db(domain, task_set=task_set)
             db = shipped if db is None else db
             user_db = shipped_user if user_db is None else user_db
         # validation builds new objects: the shipped data is never changed
-        self.toolkit: Toolkit = toolkit(db_model.model_validate(db))
+        self.toolkit: Toolkit = _toolkit(
+            domain, toolkit, db_model.model_validate(db), task_set, options or {}
+        )
         self.user_toolkit: Toolkit | None = None
-        if user_toolkit is not None and user_db is not None:  # mock before 1.0: no user side
+        if shared:
+            self.user_toolkit = user_toolkit(self.toolkit.db)
+        elif user_toolkit is not None and user_db is not None:  # mock before 1.0: no user side
             self.user_toolkit = user_toolkit(user_model.model_validate(user_db))
         self.sync()
         if initial_state:
@@ -206,8 +226,20 @@ class Tau2Environment:
         return self._tools(self.toolkit, "assistant")
 
     def user_tools(self) -> list[BaseTool]:
-        """The user's own tools (telecom's device); none elsewhere."""
-        return [] if self.user_toolkit is None else self._tools(self.user_toolkit, "user")
+        """The user's own tools (telecom's device, banking_knowledge's customer); none
+        elsewhere. A task that names its user's tools (``user_tools``, banking_knowledge) gets
+        those only, as τ²-bench offers them; an unknown name is a one-line error."""
+        if self.user_toolkit is None:
+            return []
+        tools = self._tools(self.user_toolkit, "user")
+        if self.offered_user_tools is None:
+            return tools
+        unknown = set(self.offered_user_tools) - {t.name for t in tools}
+        if unknown:
+            raise DatasetError(
+                f"{self.domain}: the task's user_tools name unknown tools {sorted(unknown)}"
+            )
+        return [t for t in tools if t.name in self.offered_user_tools]
 
     def tool_schemas(self, requestor: str = "assistant") -> list[dict[str, Any]]:
         """The OpenAI function schemas of one side's tools."""
@@ -221,7 +253,7 @@ class Tau2Environment:
         the Python dump keeps it (pydantic's JSON mode would coerce it), without pydantic's
         serializer warning."""
         sides = {"db": self.toolkit.db}
-        if self.user_toolkit is not None:
+        if self.user_toolkit is not None and self.user_toolkit.db is not self.toolkit.db:
             sides["user_db"] = self.user_toolkit.db
         return {
             side: to_jsonable_python(db.model_dump(warnings=False)) for side, db in sides.items()
@@ -255,14 +287,53 @@ class Tau2Environment:
         return changes
 
 
-def tau2_environment(row: Mapping[str, Any]) -> Tau2Environment:
-    """The environment factory of the τ²-bench configs: the row's domain and initial state."""
+def _toolkit(
+    domain: str, toolkit: Any, db: BaseModel, task_set: str | None, options: Mapping[str, Any]
+) -> Toolkit:
+    """The agent's toolkit; banking_knowledge's under its options (retrieval config, read
+    allowlist, embedding model); any other domain takes none."""
+    if domain != "banking_knowledge":
+        if options:
+            raise DatasetError(f"the {domain} domain takes no environment options")
+        built: Toolkit = toolkit(db)
+        return built
+    unknown = set(options) - {"retrieval_config", "read_log_allowlist", "embedding_model"}
+    if unknown:
+        raise DatasetError(f"banking_knowledge: unknown environment options {sorted(unknown)}")
+    from agentloop.benchmarks.tau2._tau2_data import knowledge_base
+    from agentloop.benchmarks.tau2._tau2_retrieval import retrieval_toolkit
+
+    allowlist = options.get("read_log_allowlist") or []
+    config = options.get("retrieval_config")
+    if config is None:  # the ground truth's side: no retrieval tools needed
+        return toolkit(db, allowlist)
+    return retrieval_toolkit(
+        knowledge_base(task_set),
+        config,
+        db,
+        allowlist,
+        embedding_model=options.get("embedding_model"),
+    )
+
+
+def tau2_environment(row: Mapping[str, Any], embedding_model: str | None = None) -> Tau2Environment:
+    """The environment factory of the τ²-bench configs: the row's domain, initial state and
+    options (banking_knowledge's retrieval config and read allowlist); ``embedding_model``
+    (``provider:model``, config ``environment.args``): what banking_knowledge's embedding
+    retrieval configs search with."""
     spec = row.get("environment")
     if not isinstance(spec, Mapping) or not isinstance(spec.get("domain"), str):
         raise DatasetError(
             f"row {row.get('id')!r}: environment: expected a τ²-bench task "
             "({domain, initial_state, task_set})"
         )
+    options = dict(spec.get("options") or {})
+    if embedding_model is not None:
+        options["embedding_model"] = embedding_model
     return Tau2Environment(
-        spec["domain"], spec.get("initial_state") or None, task_set=spec.get("task_set")
+        spec["domain"],
+        spec.get("initial_state") or None,
+        task_set=spec.get("task_set"),
+        options=options,
+        user_tools=spec.get("user_tools"),
     )

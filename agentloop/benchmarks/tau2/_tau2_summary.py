@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks.tau2._tau2_data import TASK_SET, tau2_rows
+from agentloop.benchmarks.tau2._tau2_data import TASK_SET, domain_tasks
 from agentloop.errors import AgentloopError
 
 __all__ = [
@@ -108,7 +108,7 @@ def _why_not(
     why = []
     if task_set != TASK_SET:
         why.append(f"task set {task_set} (the leaderboard runs {TASK_SET})")
-    expected = sum(1 for _ in tau2_rows(domain, task_set=TASK_SET))
+    expected = len(domain_tasks(domain, task_set=TASK_SET))
     if tasks < expected:
         why.append(f"{tasks} of the {expected} tasks")
     if trials < STANDARD_TRIALS:

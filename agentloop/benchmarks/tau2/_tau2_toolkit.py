@@ -28,6 +28,8 @@ __all__ = [
     "ToolInfo",
     "Toolkit",
     "deep_update",
+    "discoverable_info",
+    "discoverable_tool",
     "result_text",
     "tau2_tool",
 ]
@@ -69,6 +71,34 @@ def tau2_tool(
         return method
 
     return mark
+
+
+_DISCOVERABLE = "__tau2_discoverable__"
+
+
+def discoverable_tool(
+    kind: ToolKind, *, mutates: bool | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a toolkit method as a discoverable tool (τ²-bench 1.0, banking_knowledge): not
+    offered to the model; the knowledge base names it, and the agent unlocks and calls it
+    (or gives it to the user) through ordinary tools. Its docstring is its description, as
+    τ²-bench shows it. ``mutates``: as :func:`tau2_tool`."""
+
+    def mark(method: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(
+            method,
+            _DISCOVERABLE,
+            ToolInfo(kind, "", {}, kind == "write" if mutates is None else mutates),
+        )
+        return method
+
+    return mark
+
+
+def discoverable_info(method: Any) -> ToolInfo | None:
+    """What :func:`discoverable_tool` recorded on a method; None for any other."""
+    info = getattr(method, _DISCOVERABLE, None)
+    return info if isinstance(info, ToolInfo) else None
 
 
 def _json_data(value: Any) -> Any:

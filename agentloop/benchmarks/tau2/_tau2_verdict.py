@@ -169,8 +169,14 @@ def conversation_of(trajectory: Any) -> Conversation:
 
 def _fresh(row: Mapping[str, Any]) -> Tau2Environment:
     spec = row.get("environment") or {}
+    # banking_knowledge: the read allowlist counts; the retrieval tools (reads, never
+    # replayed) do not, so no search index is built for scoring
+    options = {k: v for k, v in (spec.get("options") or {}).items() if k == "read_log_allowlist"}
     return Tau2Environment(
-        spec["domain"], spec.get("initial_state") or None, task_set=spec.get("task_set")
+        spec["domain"],
+        spec.get("initial_state") or None,
+        task_set=spec.get("task_set"),
+        options=options,
     )
 
 
