@@ -109,7 +109,9 @@ $(REF_STAMP):
 # on the same rows (BFCL in .venv-bfcl); tau2_agreement compares tau2_verdict with τ²-bench's
 # own evaluator when .venv-tau2ref holds it (installed by hand: docs/pages/tau2.md), and says
 # so otherwise (every base-split task of mock, airline, retail and telecom: 20 to 30 minutes on
-# 2 cores, telecom adds seconds); agentdojo_agreement runs every row of AgentDojo's four suites
+# 2 cores, telecom adds seconds); tau2_results_roundtrip exports scripted runs as τ²-bench's
+# results files for its own checks and evaluator, and imports what it writes (about 30
+# minutes; also .venv-tau2ref); agentdojo_agreement runs every row of AgentDojo's four suites
 # through agentloop and through AgentDojo's own run_task_with_pipeline (about 30 minutes).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
@@ -121,6 +123,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/startup.py
 	$(PY) bench/bfcl_agreement.py --speed-only --speed 5
 	$(PY) bench/tau2_agreement.py
+	$(PY) bench/tau2_results_roundtrip.py
 	$(PY) bench/agentdojo_agreement.py
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a

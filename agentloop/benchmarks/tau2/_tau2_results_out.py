@@ -377,8 +377,9 @@ def export_tau2_run(run_dir: str | Path) -> dict[str, Any]:
                 "implementation": "user_simulator",
                 "llm": _model_name(user.get("model")),
                 "llm_args": dict(user.get("model_params") or {}),
+                # a config's own text, not a file it names ("@file": a path of this machine)
                 "global_simulation_guidelines": instructions
-                if isinstance(instructions, str)
+                if isinstance(instructions, str) and not instructions.startswith("@")
                 else None,
             },
             "agent_info": {
