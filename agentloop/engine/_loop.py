@@ -106,6 +106,7 @@ async def run_agent(
     tool_executor: ExecutorFactory | None = None,
     unknown_tool: str | None = None,
     after_tools: MessagesInput = (),
+    tool_filter: str | None = None,
     turns: Sequence[Turn] = (),
     snapshot: Callable[[], Any] | None = None,
     user: SimulatedUser | None = None,
@@ -147,6 +148,11 @@ async def run_agent(
     '{name}'. Available tools: {available}.``): a benchmark's own wording, for one.
     ``after_tools``: messages appended after every round's tool results, before the model
     is called again (AgentDojo's ``repeat_user_prompt`` defense repeats the task this way).
+    ``tool_filter``: a prompt the model is asked first (a user message after ``messages``),
+    with every tool offered and ``tool_choice="none"``; from then on only the tools whose
+    names its reply's text contains are bound, the others answered as unknown tools
+    (AgentDojo's ``tool_filter`` defense). The prompt and the reply stay in the
+    conversation; the call is a step of the trajectory.
 
     ``user`` makes the run a conversation with a simulated user (a chat model of its own,
     with its own tools and the conversation's stop signals and limits): after each agent
@@ -166,6 +172,8 @@ async def run_agent(
         raise ValueError("single_turn records one reply; it cannot run later turns")
     if turns and user is not None:
         raise ValueError("turns come from the simulated user; give turns or user, not both")
+    if tool_filter is not None and (single_turn or user is not None):
+        raise ValueError("tool_filter asks the model first; not with single_turn or user")
     for name, value in (("tool_timeout", tool_timeout), ("time_limit", time_limit),
                         ("token_limit", token_limit)):  # fmt: skip
         if value is not None and not value > 0:
@@ -249,6 +257,17 @@ async def run_agent(
                     binding = bind(available)
                     added = [n for n in binding.names if n not in known]
             turn_start = (message_start, len(rounds.steps), added)
+            if index == 0 and tool_filter is not None:
+                kept, failed, error = await rounds.filter_tools(
+                    bind(available, tool_choice="none"), tool_filter
+                )
+                if failed is not None:
+                    stop = failed
+                    end_turn()
+                    break
+                available = [t for t, name in zip(available, binding.names, strict=True)
+                             if name in kept]  # fmt: skip
+                binding = bind(available)
             stop, error = await rounds.run(binding)
             end_turn()
             if stop in ("error", "token_limit"):

@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agentloop._content import content_text
 from agentloop.engine._budget import Budget
 from agentloop.engine._dispatch import ROUND_LIMIT, TOKEN_LIMIT, PendingCall, ToolDispatcher
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
@@ -228,6 +229,25 @@ class RoundLoop:
                     return limit, None
             if self.at_max_rounds == "stop" and rounds >= self.max_rounds:
                 return "max_rounds", None
+
+    async def filter_tools(
+        self, binding: ToolBinding, prompt: str
+    ) -> tuple[list[str], StopReason | None, str | None]:
+        """Asks the model ``prompt`` (a user message) with every tool of ``binding`` offered
+        and none to call (``binding`` is bound with ``tool_choice="none"``): the names of
+        the tools its reply's text contains, and the stop reason and error when the call
+        failed. The prompt and the reply stay in the history, and the call is a step;
+        calls the reply makes anyway are recorded, not run."""
+        self.history.append(HumanMessage(content=prompt))
+        single, self.single_turn = self.single_turn, True
+        try:
+            stop, error = await self.run(binding)
+        finally:
+            self.single_turn = single
+        if stop not in ("final", "tool_calls"):
+            return [], stop, error
+        text = content_text(self.history[-1].content)
+        return [name for name in binding.names if name in text], None, None
 
     def stop_running(self, text: str) -> None:
         """Answer the calls of a round that was stopped while they ran (a time limit): each

@@ -74,7 +74,9 @@ class Environment(Protocol):
     # does not have is answered with (``{name}``, ``{available}`` filled in), as the
     # benchmark the environment stands for answers it; the engine's own otherwise. And
     # ``after_tools``, a list of messages (OpenAI chat dicts) appended after every round of
-    # the agent's tool results (a defense that repeats the task, for one).
+    # the agent's tool results (a defense that repeats the task, for one). And
+    # ``tool_filter``, a prompt the agent's model is asked first, which keeps the tools its
+    # reply names (``run_agent``'s ``tool_filter``).
 
 
 class LiveEnvironment:
@@ -92,6 +94,9 @@ class LiveEnvironment:
         if self.unknown_tool is not None and not isinstance(self.unknown_tool, str):
             raise ToolLoadError(f"{origin}: unknown_tool must be a str (a text to answer with)")
         self.after_tools: list[Any] = list(getattr(env, "after_tools", None) or [])
+        self.tool_filter: str | None = getattr(env, "tool_filter", None)
+        if self.tool_filter is not None and not isinstance(self.tool_filter, str):
+            raise ToolLoadError(f"{origin}: tool_filter must be a str (a prompt)")
         self.tools = self._tools("tools")
         self.user_tools: list[BaseTool] = []
         """The simulated user's tools (``user_tools()``, when the environment has it)."""

@@ -229,6 +229,7 @@ async def _generate(
             tool_executor=source.tool_executor(sample.id, epoch),
             unknown_tool=env.unknown_tool if env is not None else None,
             after_tools=env.after_tools if env is not None else (),
+            tool_filter=env.tool_filter if env is not None else None,
         )
     if source.cache is not None:
         record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}

@@ -174,7 +174,6 @@ def test_a_defense_that_runs_offline_changes_the_system_message_as_agentdojo_doe
 @pytest.mark.parametrize(
     ("defense", "said"),
     [
-        ("tool_filter", "AgentDojo defense 'tool_filter' is not run by agentloop: it asks"),
         ("transformers_pi_detector", "it needs torch and transformers and downloads the model"),
         ("firewall", "unknown AgentDojo defense 'firewall'; known: none, tool_filter, "),
     ],

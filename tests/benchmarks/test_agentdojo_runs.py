@@ -155,6 +155,69 @@ def test_repeat_user_prompt_repeats_the_task_after_each_round_as_agentdojo(
     assert [m["role"] for m in messages[:-1]] == theirs["roles"]
 
 
+class _FilterClient:
+    """Stands in for the OpenAI client of AgentDojo's own ``OpenAILLMToolFilter``: answers
+    its one request with ``text`` and keeps the request."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.request = text, None
+        self.chat = self.completions = self
+
+    def create(self, **request: Any) -> Any:
+        from openai.types.chat import ChatCompletion
+
+        self.request = request
+        reply = {"role": "assistant", "content": self.text}
+        return ChatCompletion.model_validate({
+            "id": "x", "object": "chat.completion", "created": 0, "model": request["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": reply}],
+        })  # fmt: skip
+
+
+def test_tool_filter_keeps_the_tools_named_as_agentdojos_own_filter(tmp_path: Path) -> None:
+    from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
+    from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
+
+    cases = bench_module("agentdojo_cases")
+    source = "banking?attack=none&defense=tool_filter"
+    row = next(r for r in agentdojo_rows(source) if r["id"] == "user_task_3")
+    task_script = cases.canonical(row)
+    needed = sorted({c["function"]["name"] for r in task_script[:-1] for c in r["tool_calls"]})
+    named = "I need " + ", ".join(needed)  # the filter's reply: not get_balance
+    assert "get_balance" not in needed
+    script = [named, ask(call("b", "get_balance", {})), *task_script]
+    line = _scores(tmp_path, "banking", {"user_task_3": script},
+                   dataset=f"agentdojo:{source}")["user_task_3"]  # fmt: skip
+    # AgentDojo's own tool_filter pipeline, its filter's client answering with the same text
+    pipeline_module = agentdojo_module("agent_pipeline.agent_pipeline")
+    openai_llm = agentdojo_module("agent_pipeline.llms.openai_llm")
+    llm = cases._scripted_element(lambda _prompt: [])
+    llm.left = script[1:]
+    client = _FilterClient(named)
+    task = task_environment(row["environment"])
+    executor = pipeline_module.ToolsExecutor(pipeline_module.tool_result_to_str)
+    pipeline = pipeline_module.AgentPipeline([
+        pipeline_module.SystemMessage(row["messages"][0]["content"]),
+        pipeline_module.InitQuery(),
+        openai_llm.OpenAILLMToolFilter(
+            pipeline_module.TOOL_FILTER_PROMPT, client, "gpt-4o-2024-05-13"
+        ),
+        llm,
+        pipeline_module.ToolsExecutionLoop([executor, llm]),
+    ])  # fmt: skip
+    utility, _ = task.suite.run_task_with_pipeline(pipeline, task.task, None, {})
+    assert utility is True and _score(line, UTILITY) == 1.0
+    messages = line["trajectory"]["messages"]
+    assert [m["content"] for m in messages[2:4]] == [pipeline_module.TOOL_FILTER_PROMPT, named]
+    assert [m["role"] for m in messages[:-1]] == llm.roles
+    texts = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    assert texts == llm.seen and texts["b"] == "Invalid tool get_balance provided."
+    # the filter's request: every tool offered, none to call
+    offered = [t["function"]["name"] for t in client.request["tools"]]
+    assert client.request["tool_choice"] == "none" and "get_balance" in offered
+    assert len(offered) == len(task.runtime.functions)
+
+
 def test_the_16th_reply_is_not_run_but_its_calls_are_in_the_traces(tmp_path: Path) -> None:
     # user_task_0 of banking: pay the bill in bill-december-2023.txt. Fifteen rounds of
     # reading the bill, then a reply that pays it: AgentDojo does not run that call, and

@@ -88,6 +88,28 @@ def test_tools_bound_once_per_run_with_options_passed_through() -> None:
     assert [s["function"]["name"] for s in bind["tools"]] == ["add", "multiply"]
 
 
+def test_a_tool_filter_asks_first_and_binds_only_the_tools_named() -> None:
+    # AgentDojo's tool_filter: the model names the tools it needs (offered all, to call
+    # none); a call to another one is then an unknown tool
+    both = calls(("multiply", {"a": 2, "b": 3}, "c1"), ("add", {"a": 1, "b": 1}, "c2"))
+    script = ["I need: add", both, "done"]
+    model = ScriptedChatModel(script)
+    t = run(model, [add, multiply], tool_filter="Which tools?", tool_choice="auto")
+    *_, first, then = model.binds  # the run binds every tool first, as without a filter
+    assert first["tool_choice"] == "none"
+    assert [s["function"]["name"] for s in first["tools"]] == ["add", "multiply"]
+    assert then["tool_choice"] == "auto"
+    assert [s["function"]["name"] for s in then["tools"]] == ["add"]
+    assert [m.content for m in model.requests[1][-2:]] == ["Which tools?", "I need: add"]
+    assert [(c.name, c.status) for c in t.tool_calls()] == [
+        ("multiply", "unknown_tool"), ("add", "ok")
+    ]
+    assert t.final_answer == "done" and len(t.steps) == 3 and t.rounds == 1
+    assert_valid_openai_conversation(t)
+    with pytest.raises(ValueError, match="tool_filter asks the model first"):
+        run(ScriptedChatModel(["x"]), [add], tool_filter="?", single_turn=True)
+
+
 def test_parallel_tool_calls_not_sent_by_default_and_no_tools_means_no_bind() -> None:
     model = ScriptedChatModel(["x"])
     run(model, [add])

@@ -18,10 +18,14 @@ runs the function on the environment, and the result is AgentDojo's ``tool_resul
 ``defense`` is ``spotlighting_with_delimiting`` (the formatter of AgentDojo's own pipeline for
 that defense). With ``repeat_user_prompt`` the task's prompt is appended as a user message
 after every round of tool results (the environment's ``after_tools``), as that defense's
-pipeline does. A call AgentDojo answers with an error
-(``ValidationError: ...``, ``ValueError: ...``) is answered with exactly that text, the call
-recorded ``error``; a call to a tool the suite lacks, with AgentDojo's ``Invalid tool <name>
-provided.`` (the environment's ``unknown_tool``), recorded ``unknown_tool``.
+pipeline does. With ``tool_filter`` the model is first asked AgentDojo's ``TOOL_FILTER_PROMPT``
+(a user message) with every tool offered and none to call, and only the tools its reply names
+stay (the environment's ``tool_filter``), as AgentDojo's ``OpenAILLMToolFilter`` does; a call
+to another is answered ``Invalid tool ...``, as AgentDojo's runtime no longer has it. A call
+AgentDojo answers with an error (``ValidationError: ...``, ``ValueError: ...``) is answered
+with exactly that text, the call recorded ``error``; a call to a tool the suite lacks, with
+AgentDojo's ``Invalid tool <name> provided.`` (the environment's ``unknown_tool``), recorded
+``unknown_tool``.
 """
 
 from __future__ import annotations
@@ -153,6 +157,11 @@ class AgentDojoEnvironment:
         results, as that defense's pipeline (an ``InitQuery`` in its tool loop) adds it."""
         if self.task.defense == "repeat_user_prompt":
             self.after_tools = [{"role": "user", "content": self.task.prompt}]
+        self.tool_filter: str | None = None
+        """With ``tool_filter``: AgentDojo's ``TOOL_FILTER_PROMPT``, asked first (see the
+        module)."""
+        if self.task.defense == "tool_filter":
+            self.tool_filter = agentdojo_module("agent_pipeline.agent_pipeline").TOOL_FILTER_PROMPT
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         text, error = self.task.run(name, arguments)

@@ -20,8 +20,8 @@ in recent versions, ``benchmark_version``. Every such file under LOGDIR becomes:
 The benchmark version is the log's ``benchmark_version`` where it has one, else ``version``
 (older logs carry none); a log whose task the version does not have is refused in one line. A
 log of a pipeline with a defense agentloop runs (``spotlighting_with_delimiting``,
-``repeat_user_prompt``: the pipeline's name ends ``-<defense>``) keeps it; another defense is
-refused.
+``repeat_user_prompt``, ``tool_filter``: the pipeline's name ends ``-<defense>``) keeps it; the
+detector's is refused.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["LOG_DEFENSES", "find_logs", "import_logs", "log_case"]
 LOG_DEFENSES = ("tool_filter", "transformers_pi_detector", "spotlighting_with_delimiting",
                 "repeat_user_prompt")  # fmt: skip
 """AgentDojo's defenses, as its pipelines' names end (``<model>-<defense>``)."""
-_RUN = ("spotlighting_with_delimiting", "repeat_user_prompt")
+_RUN = ("spotlighting_with_delimiting", "repeat_user_prompt", "tool_filter")
 
 
 def find_logs(logdir: str | Path) -> Iterator[Path]:

@@ -8,8 +8,8 @@ addresses, as AgentDojo names models; default its command line's ``gpt-4o-2024-0
 hand carry their injections instead. ``defense`` (default ``none``) is one of AgentDojo's
 defenses that run offline: ``spotlighting_with_delimiting`` (AgentDojo's sentence added to the
 system message, every tool result between ``<<`` and ``>>``) and ``repeat_user_prompt`` (the
-task's prompt repeated after every round of tool results); the others are refused in one line
-saying why::
+task's prompt repeated after every round of tool results) and ``tool_filter`` (the model asked
+first which tools to keep); the detector is refused in one line saying why::
 
     dataset: agentdojo:workspace
     dataset: agentdojo:banking?version=v1.1.2&attack=tool_knowledge&model=gpt-4o-mini-2024-07-18
@@ -79,10 +79,6 @@ DEFAULT_ATTACK_MODEL = "gpt-4o-2024-05-13"
 """The model AgentDojo's command line runs by default (``--model``)."""
 _OPTIONS = ("version", "attack", "model", "defense")
 _UNSUPPORTED = {
-    "tool_filter": (
-        "it asks the model, before the task, which tools to keep (an extra call agentloop's "
-        "loop does not make yet)"
-    ),
     "transformers_pi_detector": (
         "it needs torch and transformers and downloads the model "
         "protectai/deberta-v3-base-prompt-injection-v2 from Hugging Face"
@@ -165,6 +161,8 @@ def defended(defense: str | None) -> tuple[str, Callable[[Any], str]]:
         def query(self, *args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("the pipeline's model is not run")
 
+    if defense == "tool_filter":  # an OpenAI client's own element; the rest is undefended
+        defense = None
     config = module.PipelineConfig(llm=Model(), model_id=None, defense=defense,
                                    system_message_name=None, system_message=None)  # fmt: skip
     elements = list(module.AgentPipeline.from_config(config).elements)
