@@ -11,11 +11,24 @@ For every task of each domain, scripted cases are built from the task's ground-t
   list loses its last item, ...;
 - ``extra_write``: the canonical calls and one more state-changing call (mock: a new task;
   airline: a certificate for the task's user; retail: a new address for the task's user;
-  telecom: the user switches data saver mode on its phone);
+  telecom: the user switches data saver mode on its phone; banking_knowledge: a new email for
+  the task's user);
 - ``retyped``: the canonical calls with the first whole-number argument of the state-changing
   actions sent as a float (``2`` as ``2.0``), else the first boolean one as a number (``True``
   as ``1``): the same value to Python's ``==``, another to τ²-bench's database hash (tasks
-  with neither have no such case).
+  with neither have no such case); banking_knowledge: first the first whole number inside a
+  discoverable call's JSON ``arguments`` (which τ²-bench 1.0.1 reads as one JSON number);
+- ``extra_read`` (banking_knowledge): the canonical calls, then a discoverable read the ground
+  truth does not make, unlocked and called (τ²-bench 1.0.1 no longer logs it).
+
+banking_knowledge's cases are scored under each offline retrieval config (``no_knowledge``,
+``full_kb``, ``golden_retrieval``, ``bm25``, ``bm25_grep``, ``grep_only``: the rows differ in
+their policy and tools), against τ²-bench's verdict (which no retrieval config changes). Its
+retrieval is compared too, with τ²-bench's own pipelines on the same documents in the same
+(file-name) order: the documents and scores ``KB_search`` (BM25) and ``grep`` find for the same
+queries (per task: its first two required documents' titles and the opening of its user's
+instructions; each title's longest word and the first title as grep patterns), and the policy
+each config puts in the system prompt (``golden_retrieval``'s for every task).
 
 In telecom (dual control) the ground-truth actions are mostly the user's, on its phone: each
 call runs on its requestor's side, and the user's tools' schemas are compared too.
@@ -30,7 +43,8 @@ Each case is judged twice:
   ``tau2_score`` (the scoring core of ``tau2_verdict``) on the same conversation.
 
 Compared per case: the DB check, each action check, each env assertion, each communicate
-check, and the text (and error flag) of every call; once per domain, the tools' schemas.
+check, and the text (and error flag) of every call; once per domain, the tools' schemas
+(banking_knowledge: with each search tool too).
 NL assertions need an LLM judge and are not compared. Prints figures per domain and kind and
 every difference. Target: the same DB and action verdicts on every case.
 
@@ -296,7 +310,7 @@ def _same_hits(mine: list[tuple[str, float]], theirs: list[list[Any]]) -> bool:
 
 
 def _retrieval_agreement(
-    asked: dict[str, Any], theirs: dict[str, Any], tasks: dict[str, Any]
+    asked: dict[str, Any], theirs: dict[str, Any]
 ) -> tuple[dict[str, int], list[str]]:
     kb = knowledge_base()
     counts: Counter[str] = Counter()
@@ -366,7 +380,7 @@ def main() -> int:
     started = time.perf_counter()
     cases: list[dict[str, Any]] = []
     rows: dict[str, dict[str | None, dict[str, Any]]] = {}
-    asked, banking_tasks = None, []
+    asked = None
     for domain in domains:
         policy = domain_policy(domain)
         tasks = domain_tasks(domain, every=args.every_task)[: args.limit]
@@ -378,7 +392,7 @@ def main() -> int:
                 rows[case["key"]] = row
                 cases.append(case)
         if domain == BANKING:
-            asked, banking_tasks = _retrieval_asked(tasks), tasks
+            asked = _retrieval_asked(tasks)
     schemas, reference = _reference(cases, asked)
     took_reference = time.perf_counter() - started
     totals: dict[str, Counter[str]] = defaultdict(Counter)
@@ -400,7 +414,7 @@ def main() -> int:
             differences.append(f"{domain}: tool schemas differ")
     retrieval: dict[str, int] = {}
     if asked is not None:
-        retrieval, found = _retrieval_agreement(asked, schemas["retrieval"], banking_tasks)
+        retrieval, found = _retrieval_agreement(asked, schemas["retrieval"])
         differences += found
     scored = [(case, row) for case in cases for row in rows[case["key"]].values()]
     for case, row in scored:

@@ -237,7 +237,9 @@ def test_the_user_calls_only_a_tool_the_agent_gave_it() -> None:
     text, _ = env.call("user", "call_discoverable_user_tool", call_args)
     assert "Referral link: https://rhobank.com/refer/" in text
     link = text.rsplit("/", 1)[1]
-    assert env.snapshot()["db"]["referrals"]["data"][link]["referrer_id"] == "bs94a7c5e2"
+    # the state's changes: the one new referral (a table's records, not all of them)
+    [(added, record)] = env.snapshot()["db"]["referrals"].items()
+    assert added == link and record["referrer_id"] == "bs94a7c5e2"
 
 
 def test_a_number_is_one_json_number_however_spelled() -> None:

@@ -32,22 +32,22 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal, get_args
 
-from agentloop.benchmarks.tau2._tau2_banking_accounts import (
-    AccountActions,
-    eq,
-    transaction_id,
-)
+from agentloop.benchmarks.tau2._tau2_banking_accounts import AccountActions
 from agentloop.benchmarks.tau2._tau2_banking_cards import CardActions
+from agentloop.benchmarks.tau2._tau2_banking_credit import CreditCardActions
 from agentloop.benchmarks.tau2._tau2_banking_db import (
     TODAY,
     TransactionalDB,
     account_balance,
     add_record,
+    eq,
     found,
     hex_id,
     query_text,
+    transaction_id,
     update_record,
 )
+from agentloop.benchmarks.tau2._tau2_banking_disputes import DebitDisputeActions
 from agentloop.benchmarks.tau2._tau2_toolkit import (
     Toolkit,
     discoverable_info,
@@ -148,7 +148,7 @@ def read_log_allowlist(actions: Iterable[dict[str, Any]] | None) -> list[str]:
     return sorted(n for n in names if n)
 
 
-class KnowledgeTools(CardActions, AccountActions, Toolkit):
+class KnowledgeTools(CreditCardActions, AccountActions, CardActions, DebitDisputeActions, Toolkit):
     """The agent's tools: the ordinary ones, and the discoverable ones (the card and account
     actions, and a few transfers) it unlocks and calls."""
 

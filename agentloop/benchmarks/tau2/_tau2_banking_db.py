@@ -23,14 +23,18 @@ __all__ = [
     "TODAY",
     "Table",
     "TransactionalDB",
+    "account_balance",
     "add_record",
     "balance",
+    "eq",
     "found",
     "hex_id",
+    "history_text",
     "query_records",
     "query_text",
     "records_text",
     "title",
+    "transaction_id",
     "update_record",
 ]
 
@@ -217,3 +221,23 @@ def account_balance(account: dict[str, Any]) -> float:
 def title(code: str) -> str:
     """``fraud_suspected`` as ``Fraud Suspected``."""
     return code.replace("_", " ").title()
+
+
+def eq(field: str, value: Any) -> str:
+    """A one-field query as τ²-bench writes it (the value pasted into JSON text)."""
+    return f'{{"{field}": "{value}"}}'
+
+
+def transaction_id(
+    user_id: str, card_type: str, merchant: str, amount: float, category: str
+) -> str:
+    """τ²-bench's id of a credit card transaction."""
+    seed = ":".join(["transaction", user_id, card_type, merchant, f"{amount:.2f}", category])
+    return f"txn_{hex_id(seed, 12)}"
+
+
+def history_text(head: str, tool: str, subject: str, result: str, empty: str) -> str:
+    """A read tool's answer: what it did, then the records found (or ``empty``)."""
+    parts = [head, "", f"Executed: {tool}", subject]
+    parts.append(result if found(result) else empty)
+    return "\n".join(parts)

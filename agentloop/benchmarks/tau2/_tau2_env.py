@@ -263,8 +263,9 @@ class Tau2Environment:
         """The state as its changes since the task's initial state (a whole airline database
         is megabytes, and the harness records a snapshot after every turn): per database and
         table, each record that differs (:func:`same_state`: ``2.0`` where ``2`` was is a
-        change), ``None`` for one removed. Two environments of one task are in the same state,
-        as τ²-bench's database hashes say, exactly when their snapshots are the same
+        change), ``None`` for one removed (banking_knowledge: a table's records are under its
+        ``data``; a changed note is ``(notes)``). Two environments of one task are in the same
+        state, as τ²-bench's database hashes say, exactly when their snapshots are the same
         (:func:`same_state`)."""
         changes: dict[str, Any] = {}
         for side, now in self.databases().items():
@@ -274,17 +275,31 @@ class Tau2Environment:
                 before = start.get(table)
                 if value == before and _text(value) == self._start_text[side].get(table):
                     continue
-                if isinstance(value, dict) and isinstance(before, dict):
-                    tables[table] = {
-                        key: value.get(key)
-                        for key in [*before, *(k for k in value if k not in before)]
-                        if (key in before) != (key in value)
-                        or not same_state(value.get(key), before.get(key))
-                    }
+                if _records(value) and before is not None and _records(before):
+                    # banking_knowledge: a table's records under its data, and a note
+                    tables[table] = _changed(value["data"], before["data"])
+                    if value["notes"] != before["notes"]:
+                        tables[table]["(notes)"] = value["notes"]
+                elif isinstance(value, dict) and isinstance(before, dict):
+                    tables[table] = _changed(value, before)
                 else:
                     tables[table] = value
             changes[side] = tables
         return changes
+
+
+def _records(table: Any) -> bool:
+    """A table of records under ``data`` with a note (banking_knowledge's)."""
+    return isinstance(table, dict) and set(table) == {"data", "notes"}
+
+
+def _changed(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """Each record that differs, ``None`` for one removed."""
+    return {
+        key: now.get(key)
+        for key in [*before, *(k for k in now if k not in before)]
+        if (key in before) != (key in now) or not same_state(now.get(key), before.get(key))
+    }
 
 
 def _toolkit(
