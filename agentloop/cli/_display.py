@@ -133,6 +133,17 @@ def _spread(stats: LatencyStats) -> str:
     return f"p50 {stats.p50:.3f}, p90 {stats.p90:.3f}, max {stats.max:.3f}"
 
 
+def _tokens(tok: dict[str, int]) -> str:
+    written = tok.get("cache_write_input_tokens", 0)
+    cached = f"{tok.get('cached_input_tokens', 0)} cached" + (
+        f", {written} written to the cache" if written else ""
+    )
+    return (
+        f"in {tok.get('input_tokens', 0)} ({cached}), "
+        f"out {tok.get('output_tokens', 0)} ({tok.get('reasoning_tokens', 0)} reasoning)"
+    )
+
+
 def _run_table(summary: RunSummary) -> Table:
     table = Table(title="Run", title_justify="left", show_header=False)
     table.add_column("what")
@@ -153,11 +164,7 @@ def _run_table(summary: RunSummary) -> Table:
             "rounds",
             f"mean {summary.rounds.get('mean', 0):.2f}, max {summary.rounds.get('max', 0):g}",
         ),
-        (
-            "tokens",
-            f"in {tok.get('input_tokens', 0)} ({tok.get('cached_input_tokens', 0)} cached), "
-            f"out {tok.get('output_tokens', 0)} ({tok.get('reasoning_tokens', 0)} reasoning)",
-        ),
+        ("tokens", _tokens(tok)),
         (
             "cost (USD)",
             usd(summary.cost_usd) + (f" ({summary.cost_unknown})" * bool(summary.cost_unknown)),

@@ -165,9 +165,11 @@ class RunSummary(BaseModel):
     ``ToolException``), over all results."""
     tokens: dict[str, int] = Field(default_factory=dict)
     """input_tokens, output_tokens, total_tokens, cached_input_tokens (of input_tokens, read
-    from the provider's prompt cache) and reasoning_tokens (of output_tokens), as the model
-    reported them: over all results, and over the attempts that retries superseded.
-    Replies served from the response cache count here too (see ``cost_usd``)."""
+    from the provider's prompt cache), cache_write_input_tokens (of input_tokens, written to
+    it; of those, cache_write_1h_input_tokens for an hour) and reasoning_tokens (of
+    output_tokens), as the model reported them: over all results, and over the attempts
+    that retries superseded. Replies served from the response cache count here too (see
+    ``cost_usd``)."""
     cost_usd: float | None = 0.0
     """USD billed for the run's requests: the sum of the results' ``cost_usd`` and of the
     attempts that retries superseded (replies served from the response cache cost 0).
@@ -531,6 +533,8 @@ _TOKEN_KEYS = (
     "output_tokens",
     "total_tokens",
     "cached_input_tokens",
+    "cache_write_input_tokens",
+    "cache_write_1h_input_tokens",
     "reasoning_tokens",
 )
 

@@ -6,6 +6,7 @@ writes at the write rates, an unknown rate unknown)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ import pytest
 
 from tests.support.anthropic_stub import AnthropicStub, text
 from tests.support.gemini_stub import GeminiStub
-from tests.support.harness import add_setup, read_results, run_once
+from tests.support.harness import add_setup, only_run_dir, read_results, run_once
 from tests.support.ollama_stub import OllamaStub, chat_reply
 from tests.support.openai_stub import StubServer, reply
 from tests.support.responses_stub import ResponsesStub, message, response
@@ -215,6 +216,11 @@ def test_each_providers_usage_is_billed_by_its_rules(tmp_path: Path, case: Case)
     assert step["usage"] == case.tokens
     assert line["cost_unknown"] is None
     assert line["cost_usd"] == pytest.approx(case.usd, abs=1e-12)
+    # the run's summary adds up every kind of token the provider reported
+    summary = json.loads(only_run_dir(tmp_path / "runs").joinpath("summary.json").read_text())
+    assert {k: v for k, v in summary["tokens"].items() if v} == {
+        k: v for k, v in case.tokens.items() if v
+    }
 
 
 @pytest.mark.parametrize(
