@@ -93,7 +93,9 @@ def test_usage_details_and_cost_reach_results_and_summary(
     assert header["pricing"] == {"source": "prices: in the config", "usd_per_million": PRICE}
     summary = _summary(run_dir)
     assert summary["tokens"] == {"input_tokens": 4400, "output_tokens": 700, "total_tokens": 5100,
-                                 "cached_input_tokens": 2800, "reasoning_tokens": 400}  # fmt: skip
+                                 "cached_input_tokens": 2800, "reasoning_tokens": 400,
+                                 "cache_write_input_tokens": 0,
+                                 "cache_write_1h_input_tokens": 0}  # fmt: skip
     assert summary["cost_usd"] == pytest.approx(2 * SAMPLE_USD) and summary["cost_unknown"] is None
     assert _cells(printed, "cost (USD)") == [f"{2 * SAMPLE_USD:.6f}"]
     assert _cells(printed, "tokens") == ["in 4400 (2800 cached), out 700 (400 reasoning)"]
