@@ -14,6 +14,14 @@ ones agentloop reads (given by path), so both sides start from the same data; th
 files τ²-bench's constructors open are copied into a temporary data directory. The user's
 tools' schemas are reported too (telecom's phone).
 
+banking_knowledge: its environment gets the task's read allowlist as τ²-bench's runner derives
+it, its documents and prompt files are written out of agentloop's bundle, and its tool schemas
+are reported with each search tool too. The cases file may also ask for retrieval
+(``{"cases": [...], "retrieval": {...}}``): the documents and scores τ²-bench's own BM25 and
+grep pipelines find for given queries, and the policy its prompt builder makes for given
+(config, task) pairs, on the documents in file-name order. τ²-bench's BM25 needs ``rank-bm25``
+in this environment.
+
 Run: ``.venv-tau2ref/bin/python bench/tau2_reference.py CASES.json DATA_DIR > OUT.jsonl``
 """
 
