@@ -426,7 +426,7 @@ def tau2_row(
         from agentloop.benchmarks.tau2._tau2_retrieval import knowledge_policy
 
         policy = knowledge_policy(
-            knowledge_base(task_set), str(retrieval_config), task.get("required_documents")
+            knowledge_base(task_set), retrieval_config, task.get("required_documents")
         )
         environment["options"] = {
             "retrieval_config": retrieval_config,

@@ -171,7 +171,7 @@ def _section(doc: Document) -> str:
 
 
 def knowledge_policy(
-    kb: KnowledgeBase, config: str, required_documents: Sequence[str] | None = None
+    kb: KnowledgeBase, config: str | None, required_documents: Sequence[str] | None = None
 ) -> str:
     """The policy the agent's system prompt holds: the configuration's prompt file, its
     ``{{component:...}}`` parts filled in, then every document (``full_kb``) or the task's
@@ -184,9 +184,7 @@ def knowledge_policy(
         everything = "\n\n---\n\n".join(_section(doc) for doc in kb.documents)
         text = text.replace("{{full_knowledge_base}}", everything)
     elif spec.fill == "golden":
-        found = [
-            kb.by_title.get(ref) or kb.by_id.get(ref) for ref in required_documents or []
-        ]
+        found = [kb.by_title.get(ref) or kb.by_id.get(ref) for ref in required_documents or []]
         sections = [_section(doc) for doc in found if doc is not None]
         text = text.replace(
             "{{required_documents}}",
