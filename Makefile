@@ -108,9 +108,11 @@ $(REF_STAMP):
 # bfcl_agreement times bfcl_verdict and tool_call_match against BFCL's own ast_checker
 # on the same rows (BFCL in .venv-bfcl); tau2_agreement compares tau2_verdict with τ²-bench's
 # own evaluator when .venv-tau2ref holds it (installed by hand: docs/pages/tau2.md), and says
-# so otherwise (every base-split task of mock, airline, retail and telecom: 20 to 30 minutes on
-# 2 cores, telecom adds seconds); tau2_results_roundtrip exports scripted runs as τ²-bench's
-# results files for its own checks and evaluator, and imports what it writes (about 30
+# so otherwise (every base-split task of mock, airline, retail and telecom, and every
+# banking_knowledge task under its 6 offline retrieval configs with its retrieval compared:
+# 20 to 30 minutes on 2 cores; .venv-tau2ref needs rank-bm25 for banking_knowledge's BM25);
+# tau2_results_roundtrip exports scripted runs as τ²-bench's results files for its own
+# checks and evaluator, and imports what it writes (about 30
 # minutes; also .venv-tau2ref); agentdojo_agreement runs every row of AgentDojo's four suites
 # through agentloop and through AgentDojo's own run_task_with_pipeline (about 30 minutes).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
