@@ -27,8 +27,9 @@ their policy and tools), against τ²-bench's verdict (which no retrieval config
 retrieval is compared too, with τ²-bench's own pipelines on the same documents in the same
 (file-name) order: the documents and scores ``KB_search`` (BM25) and ``grep`` find for the same
 queries (per task: its first two required documents' titles and the opening of its user's
-instructions; each title's longest word and the first title as grep patterns), and the policy
-each config puts in the system prompt (``golden_retrieval``'s for every task).
+instructions; each title's longest word and the first title as grep patterns), the texts the
+two tools answer with (the time a search took aside), and the policy each config puts in the
+system prompt (``golden_retrieval``'s for every task).
 
 In telecom (dual control) the ground-truth actions are mostly the user's, on its phone: each
 call runs on its requestor's side, and the user's tools' schemas are compared too.
@@ -61,6 +62,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -303,6 +305,10 @@ def _retrieval_asked(tasks: list[dict[str, Any]]) -> dict[str, Any]:
     return {"bm25": bm25, "grep": grep, "policies": policies}
 
 
+def _untimed(text: str) -> str:
+    return re.sub(r"\[Timing: [^\]]*\]$", "[Timing]", text)
+
+
 def _same_hits(mine: list[tuple[str, float]], theirs: list[list[Any]]) -> bool:
     return [d for d, _ in mine] == [d for d, _ in theirs] and all(
         abs(a - b) <= 1e-9 * max(1.0, abs(b)) for (_, a), (_, b) in zip(mine, theirs, strict=True)
@@ -315,13 +321,24 @@ def _retrieval_agreement(
     kb = knowledge_base()
     counts: Counter[str] = Counter()
     differences = []
+    env = Tau2Environment(BANKING, options={"retrieval_config": "bm25_grep"})
+    tools = {"bm25": ("KB_search", "query"), "grep": ("grep", "pattern")}
     for kind, search in (("bm25", bm25_search(kb)), ("grep", grep_search(kb))):
-        for query, expected in zip(asked[kind], theirs[kind], strict=True):
+        for query, expected, text in zip(
+            asked[kind], theirs[kind], theirs[f"{kind}_texts"], strict=True
+        ):
             got = search(query)
             same = _same_hits(got, expected)
             counts[f"{kind}:queries"] += 1
             counts[f"{kind}:agree"] += int(same)
             counts[f"{kind}:hits"] += len(expected)
+            name, argument = tools[kind]
+            mine = env.call("assistant", name, {argument: query})[0]
+            # the time a search took is the one part that varies from call to call
+            same_text = _untimed(mine) == _untimed(text)
+            counts[f"{kind}:texts_agree"] += int(same_text)
+            if not same_text:
+                differences.append(f"{BANKING} {name} {query!r:.80}: the tool's texts differ")
             if not same:
                 differences.append(
                     f"{BANKING} {kind} {query!r:.80}: agentloop {got!r:.300} "
@@ -480,8 +497,10 @@ def main() -> int:
         print(
             f"\n{BANKING} retrieval, by τ²-bench's own pipelines on the same documents: "
             f"KB_search (BM25) {r['bm25:agree']}/{r['bm25:queries']} queries the same documents "
-            f"and scores ({r['bm25:hits']} hits), grep {r['grep:agree']}/{r['grep:queries']} "
-            f"({r['grep:hits']} hits), policies {r['policies:agree']}/{r['policies']} the same "
+            f"and scores ({r['bm25:hits']} hits) and {r['bm25:texts_agree']} the same text "
+            f"(its time taken aside), grep {r['grep:agree']}/{r['grep:queries']} "
+            f"({r['grep:hits']} hits) and {r['grep:texts_agree']} the same text, "
+            f"policies {r['policies:agree']}/{r['policies']} the same "
             f"text (each case above scored under each of {', '.join(OFFLINE_CONFIGS)})"
         )
     print(f"\ncases where τ²-bench's evaluator raised (not compared on DB/assertions): {raised}")

@@ -81,10 +81,12 @@ def _data_dir(source: Path, domains: list[str]) -> Path:
     return root
 
 
-def _retrieval(asked: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """banking_knowledge's retrieval by τ²-bench's own pipelines and prompt builder: the
-    documents (id, score) each query finds, and each (config, task)'s policy. The documents in
-    file-name order (τ²-bench's loader takes the file system's, which varies)."""
+def _retrieval(asked: dict[str, Any], folder: Path, make: Any) -> dict[str, Any]:
+    """banking_knowledge's retrieval by τ²-bench's own pipelines, tools and prompt builder: the
+    documents (id, score) each query finds, the text its KB_search or grep tool answers with,
+    and each (config, task)'s policy. The documents in file-name order (τ²-bench's loader takes
+    the file system's, which varies)."""
+    from tau2.data_model.message import ToolCall
     from tau2.data_model.tasks import Task
     from tau2.domains.banking_knowledge.data_model import KnowledgeBase
     from tau2.domains.banking_knowledge.retrieval import (
@@ -100,9 +102,17 @@ def _retrieval(asked: dict[str, Any], folder: Path) -> dict[str, Any]:
     kb = KnowledgeBase(documents={d.id: d for d in ordered})
     clear_cached_docs()  # its document list is cached once per process
     bm25, grep = create_bm25_retrieval_pipeline(kb), create_grep_retrieval_pipeline(kb)
+    env = make(retrieval_variant="bm25_grep")  # its pipelines index the cached (ordered) list
+
+    def answer(name: str, argument: str, value: str) -> str:
+        call = ToolCall(id="r", name=name, arguments={argument: value})
+        return str(env.get_response(call).content)
+
     return {
         "bm25": [bm25.retrieve(q) for q in asked["bm25"]],
         "grep": [grep.retrieve(q) for q in asked["grep"]],
+        "bm25_texts": [answer("KB_search", "query", q) for q in asked["bm25"]],
+        "grep_texts": [answer("grep", "pattern", q) for q in asked["grep"]],
         "policies": {
             key: build_policy(resolve_variant(config), kb, Task.model_validate(task))
             for key, config, task in asked["policies"]
@@ -201,7 +211,7 @@ def main() -> int:
     head: dict[str, Any] = {"schemas": schemas, "user_schemas": user_schemas}
     if asked:
         folder = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains" / "banking_knowledge"
-        head["retrieval"] = _retrieval(asked, folder)
+        head["retrieval"] = _retrieval(asked, folder, constructors["banking_knowledge"])
     print(json.dumps(head))
     for case in cases:
         task = Task.model_validate(case["task"])
