@@ -290,6 +290,10 @@ def main() -> int:
                 results = export_tau2_run(run)
                 exported.write_text(json.dumps(results, indent=2), encoding="utf-8")
                 if kind == "canonical" and domain != "mock":
+                    # one agent and one user across the domains, as a submission's are: the
+                    # scripted models' names differ by their files' paths
+                    info = results["info"]
+                    info["agent_info"]["llm"] = info["user_info"]["llm"] = "scripted"
                     write_submission(
                         results,
                         exported.name,
