@@ -41,7 +41,14 @@ def _data_dir(source: Path) -> Path:
     for folder in sorted(p for p in source.iterdir() if p.is_dir()):
         target = root / "tau2" / "domains" / folder.name
         target.mkdir(parents=True)
+        if (folder / "files.jsonl.gz").is_file():  # banking_knowledge's tasks, documents, prompts
+            with gzip.open(folder / "files.jsonl.gz", "rt", encoding="utf-8") as handle:
+                for entry in filter(None, map(json.loads, handle)):
+                    (target / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
+                    (target / entry["path"]).write_text(entry["text"], encoding="utf-8")
         for path in folder.iterdir():
+            if path.name == "files.jsonl.gz":
+                continue
             name = path.name.removesuffix(".gz")
             if path.suffix == ".gz":
                 with gzip.open(path, "rb") as handle:

@@ -274,3 +274,25 @@ def test_a_run_of_two_domains_is_refused_in_one_line(tmp_path: Path) -> None:
     shutil.rmtree(run)
     with pytest.raises(AgentloopError, match="no run header"):
         export_tau2_run(tmp_path)
+
+
+def test_banking_knowledge_keeps_its_retrieval_config_both_ways(
+    tmp_path: Path, roundtrip: Any
+) -> None:
+    from agentloop.benchmarks.tau2._tau2_data import domain_tasks
+
+    first, second = (str(t["id"]) for t in domain_tasks("banking_knowledge")[:2])
+    plan = {first: "canonical", second: "dropped"}
+    run = roundtrip._run(tmp_path / "banking", "banking_knowledge", plan, 1)
+    results = export_tau2_run(run)
+    assert results["info"]["retrieval_config"] == "bm25"  # the shipped config's
+    assert results["info"]["environment_info"]["policy"].startswith("# Rho-Bank Customer")
+    path = tmp_path / "banking.json"
+    path.write_text(json.dumps(results))
+    items = rescore_tau2_results(path)
+    assert {(i.task_id, i.trial): i.reward for i in items} == _verdicts(run)
+    assert sorted(i.reward for i in items) == [0.0, 1.0]
+    write_submission(results, "banking.json", tmp_path / "submission")
+    written = json.loads((tmp_path / "submission" / "submission.json").read_text())
+    assert written["results"]["banking_knowledge"]["retrieval_config"] == "bm25"
+    assert written["results"]["banking_knowledge"]["pass_1"] == 50.0

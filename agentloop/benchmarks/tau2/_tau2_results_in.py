@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks.tau2._tau2_data import (
+    KNOWLEDGE_DOMAIN,
     TASK_SET,
     check_tau2_domain,
     domain_policy,
@@ -213,6 +214,10 @@ def rescore_tau2_results(path: str | Path, *, tasks: str = "current") -> list[Re
     if tasks == "current":
         current = {str(t["id"]): t for t in domain_tasks(domain, every=True, task_set=TASK_SET)}
     policy = domain_policy(domain, task_set=TASK_SET)
+    # banking_knowledge: the retrieval configuration the run had (τ²-bench records it in info)
+    options = {"retrieval_config": data["info"].get("retrieval_config")}
+    if domain != KNOWLEDGE_DOMAIN:
+        options = {}
     rows: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {}
     out = []
     for index, simulation in enumerate(data.get("simulations") or []):
@@ -227,7 +232,7 @@ def rescore_tau2_results(path: str | Path, *, tasks: str = "current") -> list[Re
                     f"{where}: simulation {index + 1} is of task {task_id!r}, which neither "
                     f"the file nor task set {TASK_SET} has"
                 )
-            rows[task_id] = (source, task, tau2_row(domain, task, policy, TASK_SET))
+            rows[task_id] = (source, task, tau2_row(domain, task, policy, TASK_SET, **options))
         source, task, row = rows[task_id]
         recorded = simulation.get("reward_info") or {}
         item = Rescored(

@@ -54,6 +54,7 @@ from agentloop._content import content_text
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks.tau2._tau2_data import (
     AGENT_GREETING,
+    KNOWLEDGE_DOMAIN,
     TASK_SET,
     domain_policy,
     domain_tasks,
@@ -321,6 +322,19 @@ def export_tau2_run(run_dir: str | Path) -> dict[str, Any]:
 
     # τ²-bench's order: the task file's, then the trial
     lines.sort(key=lambda x: (order.get(task_of(x), -1), int(x.get("epoch") or 1)))
+    # banking_knowledge: the run's retrieval configuration, which makes the agent's policy
+    retrieval = {str(x["metadata"].get("retrieval_config")) for x in lines}
+    options: dict[str, Any] = {}
+    if domain == KNOWLEDGE_DOMAIN:
+        if len(retrieval) != 1:
+            raise AgentloopError(
+                f"{folder}: results of several retrieval configurations "
+                f"({', '.join(sorted(retrieval))})"
+            )
+        options["retrieval_config"] = retrieval.pop()
+        first = tasks[task_of(lines[0])]
+        system = tau2_row(domain, first, policy, task_set, **options)["messages"][0]["content"]
+        policy = system.partition("<policy>\n")[2].removesuffix("\n</policy>")
     simulations = []
     openings: dict[str, int] = {}
     for line in lines:
@@ -331,7 +345,8 @@ def export_tau2_run(run_dir: str | Path) -> dict[str, Any]:
                 f"{folder}: task {task_id!r} is not in τ²-bench {domain} task set {task_set}"
             )
         if task_id not in openings:
-            openings[task_id] = len(tau2_row(domain, task, policy, task_set)["messages"])
+            row = tau2_row(domain, task, policy, task_set, **options)
+            openings[task_id] = len(row["messages"])
         history = (task.get("initial_state") or {}).get("message_history") or []
         trajectory = line.get("trajectory") or {}
         started, ended, duration = _times(line)
@@ -389,6 +404,7 @@ def export_tau2_run(run_dir: str | Path) -> dict[str, Any]:
             },
             "environment_info": {"domain_name": domain, "policy": policy},
             "seed": config.get("seed"),
+            **options,
         },
         "tasks": [tasks[t] for t in tasks if t in openings],
         "simulations": simulations,
@@ -482,6 +498,8 @@ def write_submission(
     )
     submission["trajectory_files"][domain] = results_name
     submission["results"][domain] = submission_results(results)
+    if domain == KNOWLEDGE_DOMAIN:  # required there by the submission's schema
+        submission["results"][domain]["retrieval_config"] = info.get("retrieval_config")
     expected = {str(t["id"]) for t in domain_tasks(domain, task_set=TASK_SET)}
     if not expected <= {str(t["id"]) for t in results["tasks"]}:
         submission["methodology"]["verification"]["omitted_questions"] = True
