@@ -68,7 +68,11 @@ def test_the_import_command_writes_each_simulation_with_both_rewards(
         "mock: 6 simulations, 3 tasks; agentloop's reward equals τ²-bench's recorded one on 6"
         in out
     )
-    # τ²-bench's figures leave the two infrastructure errors out
+    # τ²-bench's figures leave the two infrastructure errors out; agentloop's rule fails them
+    assert (
+        "agentloop (re-scored, agentloop's rule: every simulation, an infrastructure error "
+        "failed): average reward 0.333 (6 simulations), pass^1 0.333, pass^2 0.333" in out
+    )
     assert (
         "τ²-bench (recorded): average reward 0.500 (4 simulations), pass^1 0.500, pass^2 0.500"
         in out

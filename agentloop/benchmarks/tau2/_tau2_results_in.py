@@ -293,9 +293,10 @@ def _pass_hat(trials: Mapping[str, list[bool]]) -> dict[int, float]:
     }
 
 
-def _figures(items: Sequence[Rescored], recorded: bool) -> str:
+def _figures(items: Sequence[Rescored], recorded: bool, every: bool = False) -> str:
     """Average reward and pass^k as τ²-bench's metrics compute them: a simulation it records
-    as an infrastructure error (or, re-scored, one whose env assertion raised) left out."""
+    as an infrastructure error (or, re-scored, one whose env assertion raised) left out;
+    ``every``: agentloop's rule instead, every simulation counted, such a one as failed."""
     trials: dict[str, list[bool]] = defaultdict(list)
     rewards = []
     for item in items:
@@ -303,7 +304,9 @@ def _figures(items: Sequence[Rescored], recorded: bool) -> str:
         left_out = item.termination_reason == INFRASTRUCTURE_ERROR or (
             not recorded and item.tau2_error is not None
         )
-        if reward is None or left_out:
+        if every and (reward is None or left_out):
+            reward = 0.0
+        elif reward is None or left_out:
             continue
         rewards.append(reward)
         trials[item.task_id].append(abs(reward - 1.0) <= 1e-6)
@@ -314,8 +317,8 @@ def _figures(items: Sequence[Rescored], recorded: bool) -> str:
 
 
 def format_rescored(items: Sequence[Rescored], limit: int = 20) -> str:
-    """Per domain: τ²-bench's recorded figures, agentloop's, how many rewards agree, and each
-    difference (the first ``limit``)."""
+    """Per domain: τ²-bench's recorded figures, agentloop's (by τ²-bench's rule and by its
+    own), how many rewards agree, and each difference (the first ``limit``)."""
     by_domain: dict[str, list[Rescored]] = defaultdict(list)
     for item in items:
         by_domain[item.domain].append(item)
@@ -328,6 +331,8 @@ def format_rescored(items: Sequence[Rescored], limit: int = 20) -> str:
             f"agentloop's reward equals τ²-bench's recorded one on {same}",
             f"  τ²-bench (recorded): {_figures(group, recorded=True)}",
             f"  agentloop (re-scored, τ²-bench's rule): {_figures(group, recorded=False)}",
+            "  agentloop (re-scored, agentloop's rule: every simulation, an infrastructure "
+            f"error failed): {_figures(group, recorded=False, every=True)}",
         ]
         if unscored:
             lines.append(f"  not re-scored: {len(unscored)} ({unscored[0].error})")
