@@ -112,7 +112,7 @@ $(REF_STAMP):
 # banking_knowledge task under its 6 offline retrieval configs with its retrieval compared:
 # 20 to 30 minutes on 2 cores; .venv-tau2ref needs rank-bm25 for banking_knowledge's BM25);
 # tau2_results_roundtrip exports scripted runs as τ²-bench's results files for its own
-# checks and evaluator, and imports what it writes (about 30
+# checks and evaluator, and imports what it writes (about 40
 # minutes; also .venv-tau2ref); agentdojo_agreement runs every row of AgentDojo's four suites
 # through agentloop and through AgentDojo's own run_task_with_pipeline (about 30 minutes).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
