@@ -364,13 +364,21 @@ def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
         print(f"wrote {path}")
         return EXIT_OK
     if args.tau2_command == "export":
-        from agentloop.benchmarks.tau2._tau2_results_out import export_tau2_run, write_submission
+        from agentloop.benchmarks.tau2._tau2_results_out import (
+            check_submission,
+            export_tau2_run,
+            write_submission,
+        )
+        from agentloop.harness._run_files import write_json_atomic
 
         results = export_tau2_run(args.run_dir)
+        if args.submission:  # refused before anything is written
+            check_submission(results)
         target = Path(args.output)
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = Scrubber().text(json.dumps(results, indent=2, ensure_ascii=False))
-        target.write_text(text, encoding="utf-8")
+        scrub = Scrubber()
+        text = scrub.text(json.dumps(results, indent=2, ensure_ascii=False))
+        write_json_atomic(target, json.loads(text))
         simulations, ran = len(results["simulations"]), len(results["tasks"])
         print(f"wrote {target}: {simulations} simulations of {ran} tasks")
         if args.submission:

@@ -151,6 +151,9 @@ def test_a_run_exported_and_read_back_keeps_every_reward(tmp_path: Path, roundtr
     }
     run = roundtrip._run(tmp_path / "mock", "mock", plan, 2)
     out = tmp_path / "mock.json"
+    # a submission of a domain the leaderboard lacks is refused before anything is written
+    refused = main(["tau2", "export", str(run), str(out), "--submission", str(tmp_path / "s")])
+    assert refused == 2 and not out.exists() and not (tmp_path / "s").exists()
     assert main(["tau2", "export", str(run), str(out)]) == 0
     results = json.loads(out.read_text())
     info = results["info"]

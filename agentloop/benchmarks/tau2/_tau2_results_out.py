@@ -444,6 +444,18 @@ def submission_results(results: Mapping[str, Any]) -> dict[str, Any]:
     return figures
 
 
+def check_submission(results: Mapping[str, Any]) -> str:
+    """The results file's domain; AgentloopError (one line) when the leaderboard has none
+    such."""
+    domain = str(results["info"]["environment_info"]["domain_name"])
+    if domain not in _LEADERBOARD_DOMAINS:
+        raise AgentloopError(
+            f"τ²-bench's leaderboard has no {domain} domain (it ranks "
+            f"{', '.join(_LEADERBOARD_DOMAINS)})"
+        )
+    return domain
+
+
 def write_submission(
     results: Mapping[str, Any],
     results_name: str,
@@ -457,12 +469,7 @@ def write_submission(
     """Add a results file's domain to the submission in ``folder`` (created when absent):
     ``trajectories/<results_name>`` and ``submission.json`` (see the module)."""
     root = Path(folder)
-    domain = results["info"]["environment_info"]["domain_name"]
-    if domain not in _LEADERBOARD_DOMAINS:
-        raise AgentloopError(
-            f"τ²-bench's leaderboard has no {domain} domain (it ranks "
-            f"{', '.join(_LEADERBOARD_DOMAINS)})"
-        )
+    domain = check_submission(results)
     (root / "trajectories").mkdir(parents=True, exist_ok=True)
     (root / "trajectories" / results_name).write_text(
         json.dumps(results, indent=2, ensure_ascii=False)
