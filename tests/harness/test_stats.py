@@ -114,7 +114,8 @@ def test_summary_over_samples_and_epochs() -> None:
     assert s.stop_reasons == {"error": 2, "final": 7}
     assert s.tokens == {"input_tokens": 90, "output_tokens": 18, "total_tokens": 108,
                         "cached_input_tokens": 0, "reasoning_tokens": 0,
-                        "cache_write_input_tokens": 0, "cache_write_1h_input_tokens": 0}  # fmt: skip
+                        "cache_write_input_tokens": 0,
+                        "cache_write_1h_input_tokens": 0}  # fmt: skip
     assert s.tool_calls_by_status == {"ok": 9}
     assert "2 errored result(s) score 0 in each reward's score" in s.notes[0]
     # the headline counts every result, the two errored ones as 0: (1 + 3 + 0.5) / 9
@@ -324,7 +325,8 @@ def test_tokens_count_what_superseded_attempts_spent(tmp_path: Path) -> None:
     assert (s.results, s.errored, s.superseded) == (2, 0, 1)
     assert s.tokens == {"input_tokens": 60, "output_tokens": 14, "total_tokens": 74,
                         "cached_input_tokens": 0, "reasoning_tokens": 0,
-                        "cache_write_input_tokens": 0, "cache_write_1h_input_tokens": 0}  # fmt: skip
+                        "cache_write_input_tokens": 0,
+                        "cache_write_1h_input_tokens": 0}  # fmt: skip
 
 
 # --- error bars (issue 35): every figure with its interval, on the headline's trials ---
