@@ -76,11 +76,8 @@ def _telecom() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[To
 
 
 def _banking() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks.tau2._tau2_banking import (
-        KnowledgeTools,
-        KnowledgeUserTools,
-        TransactionalDB,
-    )
+    from agentloop.benchmarks.tau2._tau2_banking import KnowledgeTools, TransactionalDB
+    from agentloop.benchmarks.tau2._tau2_banking_user import KnowledgeUserTools
 
     return TransactionalDB, KnowledgeTools, TransactionalDB, KnowledgeUserTools
 

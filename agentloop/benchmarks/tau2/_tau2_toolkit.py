@@ -29,6 +29,7 @@ __all__ = [
     "Toolkit",
     "deep_update",
     "discoverable_info",
+    "discoverable_methods",
     "discoverable_tool",
     "result_text",
     "tau2_tool",
@@ -99,6 +100,16 @@ def discoverable_info(method: Any) -> ToolInfo | None:
     """What :func:`discoverable_tool` recorded on a method; None for any other."""
     info = getattr(method, _DISCOVERABLE, None)
     return info if isinstance(info, ToolInfo) else None
+
+
+def discoverable_methods(toolkit: type) -> dict[str, Any]:
+    """A toolkit class's discoverable tools (:func:`discoverable_tool`), by name."""
+    return {
+        name: member
+        for name in dir(toolkit)
+        if not name.startswith("_")
+        and discoverable_info(member := getattr(toolkit, name)) is not None
+    }
 
 
 def _json_data(value: Any) -> Any:
