@@ -80,7 +80,12 @@ def test_infrastructure_errors_count_as_failures_here_and_are_left_out_by_tau2(
     assert m.tau2_pass_hat_k[1] == pytest.approx((1 + 2 / 3) / 10)
     assert sorted(m.tau2_pass_hat_k) == [1, 2, 3]
     assert not m.comparable
-    assert m.why_not == ["2 infrastructure error(s) (run them again: --retry-errors)"]
+    assert m.why_not == [
+        "1 errored result(s) (run them again: --retry-errors)",
+        "1 τ²-bench infrastructure error(s): an env assertion raised on what the agent left "
+        "undone (τ²-bench's evaluator raises; scored 0 here, not an errored result, so "
+        "--retry-errors does not run it again)",
+    ]
     text = format_tau2_summary(summarize_tau2([run]))
     assert "agentloop (every trial; errored ones failed): average reward 0.125" in text
     assert "τ²-bench (infrastructure errors left out: 1 errored, 1 env assertion(s) raised" in text
@@ -117,3 +122,36 @@ def test_what_keeps_a_run_from_the_leaderboard_is_said(
     assert "not comparable with τ²-bench's leaderboard: task set 0.2 (the leaderboard" in out
     with pytest.raises(AgentloopError, match="no results file"):
         summarize_tau2([tmp_path])
+
+
+def test_the_retry_advice_names_what_retry_errors_runs_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The offline recipe on the first two mock tasks: create_task_1's agent has no reply
+    # (an errored result), create_task_1_with_env_assertions's never creates task_2, so the
+    # env assertion on it raises (τ²-bench's infrastructure error). Only the first is advised
+    # to --retry-errors, and --retry-errors runs exactly it again.
+    root = Path(__file__).resolve().parents[2]
+    scripts = json.loads((root / "configs/scripts/tau2_mock.json").read_text())
+    scripts["create_task_1"] = []
+    scripts["create_task_1_with_env_assertions"] = ["I could not create it."]
+    agent = tmp_path / "agent.json"
+    agent.write_text(json.dumps(scripts))
+    code = main([
+        "run", str(root / "configs/tau2/mock.yaml"), "--model", f"scripted:{agent}",
+        "--set", f"user.model=scripted:{root / 'configs/scripts/tau2_mock_user.json'}",
+        "--set", "epochs=1", "--limit", "2", "--no-preflight",
+        "--output-dir", str(tmp_path / "runs"),
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    [m] = summarize_tau2([run]).domains
+    assert (m.errored, m.tau2_errors) == (1, 1)
+    said = " ".join(out.split())
+    assert "1 errored result(s) (run them again: --retry-errors)" in said
+    assert "1 τ²-bench infrastructure error(s): an env assertion raised" in said
+    assert "infrastructure error(s) (run them again" not in said
+    assert main(["run", "--resume", str(run), "--retry-errors", "--no-preflight"]) == 0
+    header = json.loads((run / "run.json").read_text())
+    assert header["resumed_at"][-1]["retry_errors"] == 1  # the errored one, and only it

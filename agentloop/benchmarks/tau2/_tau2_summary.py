@@ -18,7 +18,9 @@ and its ``tau2_verdict`` score:
 - **Comparable with τ²-bench's leaderboard** when the run is its standard setup: task set
   ``1.0.1``, every task of the domain's ``base`` split, at least 4 trials, τ²-bench's user
   (``openai:gpt-4.1-2025-04-14`` at temperature 0, with the shipped configs' guidelines), no
-  agent stop signal, and no infrastructure error; otherwise the summary says what differs.
+  agent stop signal, and no infrastructure error; otherwise the summary says what differs,
+  the two kinds apart: errored results (``--retry-errors`` runs them again) and env
+  assertions that raised (a scored outcome of the agent's, which no retry runs again).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def _verdict(line: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _why_not(
     header: Mapping[str, Any], domain: str, task_set: str | None, tasks: int, trials: int,
-    infrastructure: int,
+    errored: int, raised: int,
 ) -> list[str]:  # fmt: skip
     config = header.get("config") or {}
     user = config.get("user") or {}
@@ -121,8 +123,12 @@ def _why_not(
         why.append("not the shipped user guidelines")
     if user.get("agent_stop_signals"):
         why.append("an agent stop signal (τ²-bench's agent has none)")
-    if infrastructure:
-        why.append(f"{infrastructure} infrastructure error(s) (run them again: --retry-errors)")
+    if errored:  # what --retry-errors runs again
+        why.append(f"{errored} errored result(s) (run them again: --retry-errors)")
+    if raised:  # the agent's outcome, scored: a retry has nothing to run
+        why.append(f"{raised} τ²-bench infrastructure error(s): an env assertion raised on "
+                   "what the agent left undone (τ²-bench's evaluator raises; scored 0 here, "
+                   "not an errored result, so --retry-errors does not run it again)")  # fmt: skip
     return why
 
 
@@ -168,7 +174,7 @@ def _domains(
         task_set = task_sets.pop() if len(task_sets) == 1 else None
         fewest = min((len(t) for t in theirs.values() if t), default=0)
         trials = min(len(t) for t in ours.values())
-        why = _why_not(header, domain, task_set, len(ours), trials, errored + tau2_errors)
+        why = _why_not(header, domain, task_set, len(ours), trials, errored, tau2_errors)
         yield DomainMetrics(
             run=run,
             domain=domain,
