@@ -78,8 +78,8 @@ def _reward_table(summary: RunSummary) -> Table:
         table.add_column(f"pass@{k}", justify="right")
         table.add_column(f"pass^{k}", justify="right")
     for key, stats in summary.rewards.items():
-        row = [escape(key), f"{stats.headline:.3f}", ci(stats.interval), f"{stats.mean:.3f}",
-               f"{stats.stderr:.3f}"]  # fmt: skip
+        scored = (stats.mean, stats.stderr) if stats.count else (None, None)
+        row = [escape(key), _score(stats.headline), ci(stats.interval), *map(_score, scored)]
         row += [str(stats.errored), str(stats.count)]
         row.append("-" if stats.pass_rate is None else f"{stats.pass_rate:.3f}")
         for k in ks:
@@ -335,6 +335,17 @@ def usd(value: float | None) -> str:
     return f"{value:.4f}" if value >= 1 else f"{value:.6f}"
 
 
+def _score(value: float | None) -> str:
+    """A headline as printed: ``n/a`` when the reward applies to no result."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _headline(summary: RunSummary, key: str) -> str:
+    """A run's headline of ``key`` in a comparison: ``-`` when the run lacks the reward."""
+    stats = summary.rewards.get(key)
+    return "-" if stats is None else _score(stats.headline)
+
+
 def _fmt(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
@@ -356,7 +367,8 @@ def print_comparison(
     for column in ("reward", "A", "B", "B - A"):
         table.add_column(column, justify="left" if column == "reward" else "right")
     for d in cmp.rewards:
-        table.add_row(escape(d.reward), _fmt(d.a), _fmt(d.b), _fmt(d.delta, signed=True))
+        table.add_row(escape(d.reward), _headline(cmp.summary_a, d.reward),
+                      _headline(cmp.summary_b, d.reward), _fmt(d.delta, signed=True))  # fmt: skip
     table.add_row(
         "errored",
         str(cmp.summary_a.errored),
@@ -470,7 +482,7 @@ def print_comparisons(
         cells = []
         for summary in multi.summaries:
             stats = summary.rewards.get(key)
-            cells.append("-" if stats is None else f"{stats.headline:.3f} {ci(stats.interval)}")
+            cells.append("-" if stats is None else f"{_score(stats.headline)} {ci(stats.interval)}")
         scores.add_row(escape(key), *cells)
     out.print(scores)
     for key in keys:

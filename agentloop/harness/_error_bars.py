@@ -11,7 +11,8 @@ error is Miller's clustered one (his equation 4)::
 
 (s² the sample variance of the n results); with one result per cluster it is the usual
 s/√n. The 95% interval of a mean is s̄ ± t·SE, t Student's quantile with (clusters − 1)
-degrees of freedom (its CDF through the regularized incomplete beta function, below);
+degrees of freedom (its CDF through the regularized incomplete beta function, below), cut
+to the scores' range [0, 1] (the mean lies in it, so the cut keeps the coverage);
 a score whose every result is 0 or 1 (a pass rate) gets Wilson's score interval instead,
 over the effective number of trials when results are clustered (n divided by the design
 effect, SE² over SE_CLT², never above n). pass@k and pass^k get a percentile bootstrap:
@@ -84,9 +85,10 @@ class Interval(BaseModel):
     """The estimate's standard error (clustered where results are): for a bootstrap, the
     standard deviation of the resampled estimates."""
     method: str = ""
-    """``t`` (mean ± t·SE, clusters − 1 degrees of freedom), ``wilson`` (Wilson's score
-    interval, over the effective number of trials) or ``bootstrap`` (percentiles of
-    2000 resamples of the clusters, seed 0)."""
+    """``t`` (mean ± t·SE, clusters − 1 degrees of freedom, cut to the scores' range
+    [0, 1]: ``note`` says when it was), ``wilson`` (Wilson's score interval, over the
+    effective number of trials) or ``bootstrap`` (percentiles of 2000 resamples of the
+    clusters, seed 0)."""
     clusters: int = 0
     """Independent units the interval rests on: samples, or ``cluster_by`` values, or
     results when each is its own."""
@@ -215,10 +217,16 @@ def _too_few(clusters: int, results: int, method: str) -> Interval:
 
 
 def mean_interval(
-    clusters: Sequence[ClusterTotals], *, binary: bool, level: float = LEVEL
+    clusters: Sequence[ClusterTotals],
+    *,
+    binary: bool,
+    level: float = LEVEL,
+    bounds: tuple[float, float] = (0.0, 1.0),
 ) -> Interval:
     """The interval of the mean of clustered results: Wilson's when every result is 0 or
-    1 (``binary``), mean ± t·SE otherwise; none below ``MIN_CLUSTERS`` clusters."""
+    1 (``binary``), mean ± t·SE otherwise, cut to ``bounds`` (the scores' range: the
+    mean lies in it, so the cut interval covers it exactly as often); none below
+    ``MIN_CLUSTERS`` clusters."""
     n = sum(c[0] for c in clusters)
     count = len(clusters)
     method = "wilson" if binary else "t"
@@ -245,8 +253,11 @@ def mean_interval(
             note="every result has the same score: no spread to estimate an interval from",
         )  # fmt: skip
     half = t_quantile(0.5 + level / 2, count - 1) * se
-    return Interval(low=mean - half, high=mean + half, se=se, method=method, clusters=count,
-                    results=n)  # fmt: skip
+    low, high = max(mean - half, bounds[0]), min(mean + half, bounds[1])
+    cut = (low, high) != (mean - half, mean + half)
+    return Interval(low=low, high=high, se=se, method=method, clusters=count, results=n,
+                    note=f"cut to the scores' range [{bounds[0]:g}, {bounds[1]:g}]" if cut
+                    else None)  # fmt: skip
 
 
 def bootstrap_intervals(

@@ -15,6 +15,10 @@ results: each sample's scored epochs are averaged first, then the mean and its s
 error (sample standard deviation / sqrt(n)) are taken over samples, so repeating epochs
 does not shrink the error bar artificially.
 
+A result a reward does not apply to (it returned ``NotApplicable``) is left out of all of
+that reward's figures, above the line and below it; a reward that applies to no result has
+no headline (None, not 0).
+
 pass@k and pass^k use the unbiased estimators over a sample's n planned epochs of
 which c passed: pass@k = 1 - C(n-c, k) / C(n, k) (at least one of k passes) and
 pass^k = C(c, k) / C(n, k) (all k pass), averaged over every planned sample. They count
@@ -31,8 +35,8 @@ Every one of those figures has its 95% interval (``agentloop.harness._error_bars
 Miller's "Adding Error Bars to Evals"), computed on the same trials as the figure: the
 headline's over every planned result, errored and missing ones as 0, clustered by sample
 id when there are several epochs, or by the metadata key ``cluster_by`` names (a sample
-without it is its own cluster); the pass rate's by Wilson's interval; pass@k's and
-pass^k's by a bootstrap over tasks (their clusters), seeded.
+without it is its own cluster), cut to the scores' range [0, 1]; the pass rate's by
+Wilson's interval; pass@k's and pass^k's by a bootstrap over tasks (their clusters), seeded.
 """
 
 from __future__ import annotations
@@ -72,9 +76,10 @@ __all__ = [
 class RewardStats(BaseModel):
     """One reward over the run."""
 
-    headline: float
-    """The run's score: the mean over every planned (sample, epoch), an errored or
-    missing one scoring 0 (as BFCL counts it). The figure to quote and compare."""
+    headline: float | None
+    """The run's score: the mean over every planned (sample, epoch) the reward applies to,
+    an errored or missing one scoring 0 (as BFCL counts it). The figure to quote and
+    compare. None when the reward applies to no result: no figure (not 0)."""
     mean: float
     """Mean over samples of each sample's mean score over its scored epochs (errored
     results left out; see ``errored``)."""
@@ -82,9 +87,9 @@ class RewardStats(BaseModel):
     """Results that count 0 in ``headline`` because they have no score of this reward:
     the result errored before scoring, this reward raised, or the result is missing."""
     not_applicable: int = 0
-    """Results this reward does not apply to (it returned ``NotApplicable``): their
-    samples are left out of every figure of this reward, as if not planned (a sample none
-    of whose results was scored cannot say so, and counts as ``errored``)."""
+    """Results this reward does not apply to (it returned ``NotApplicable``): left out of
+    every figure of this reward, numerators and denominators alike, as if not planned (a
+    result that errored before scoring cannot say so, and counts as ``errored``)."""
     stderr: float
     """Standard error of that mean (0 with fewer than two samples)."""
     count: int
@@ -93,17 +98,18 @@ class RewardStats(BaseModel):
     """Scored (sample, epoch) results."""
     pass_rate: float | None = None
     """Fraction of planned results that passed (an errored or missing one failed); None
-    without a pass threshold."""
+    without a pass threshold, or when the reward applies to no result."""
     pass_at_k: dict[int, float] = Field(default_factory=dict)
-    """k -> unbiased pass@k, for k from 1 to the number of epochs, over every planned
-    sample, an errored or missing epoch counting as a failed trial."""
+    """k -> unbiased pass@k, for k from 1 to the number of epochs (to the fewest results
+    the reward applies to of a sample, when it skips some), over every planned sample, an
+    errored or missing epoch counting as a failed trial."""
     pass_hat_k: dict[int, float] = Field(default_factory=dict)
     """k -> unbiased pass^k (every one of k epochs passes), counted as ``pass_at_k``."""
     interval: Interval | None = None
     """95% confidence interval of ``headline``, over the same planned results (errored
-    and missing ones as 0): Wilson's when every score is 0 or 1, else headline ± t·SE,
-    the standard error clustered (see ``RunSummary.clustered_by``). None in summaries
-    written before agentloop computed it."""
+    and missing ones as 0): Wilson's when every score is 0 or 1, else headline ± t·SE cut
+    to [0, 1], the standard error clustered (see ``RunSummary.clustered_by``). None in
+    summaries written before agentloop computed it."""
     pass_rate_interval: Interval | None = None
     """95% interval of ``pass_rate`` (Wilson's, over the effective number of trials)."""
     pass_at_k_interval: dict[int, Interval] = Field(default_factory=dict)
@@ -282,7 +288,8 @@ class _Accumulator:
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
         self.cost = _CostTally()
         self.judge = _JudgeTally()
-        self.not_applicable: dict[str, set[str]] = defaultdict(set)  # reward -> samples
+        # reward -> sample -> its results the reward does not apply to
+        self.not_applicable: dict[str, Counter[str]] = defaultdict(Counter)
         self.not_applicable_results: Counter[str] = Counter()
         self.not_applicable_reason: dict[str, str] = {}  # reward -> the first reason
 
@@ -349,7 +356,7 @@ class _Accumulator:
             tally[0] += 1
             tally[1] += bool(ok)
         for key, reason in (line.get("not_applicable") or {}).items():
-            self.not_applicable[key].add(sample)
+            self.not_applicable[key][sample] += 1
             self.not_applicable_results[key] += 1
             self.not_applicable_reason.setdefault(key, str(reason))
 
@@ -370,29 +377,36 @@ class _Accumulator:
             missing -= size
         return units
 
-    def intervals(self, key: str, stats: RewardStats, epochs: int, units: list[_Unit]) -> None:
+    def intervals(self, key: str, stats: RewardStats, units: list[_Unit]) -> None:
         """The 95% intervals of a reward's headline, pass rate, pass@k and pass^k, over
         the trials each counts (``units``)."""
         scores = self.scores[key]
+        if not units:
+            stats.interval = Interval(note="this reward applies to no result: no figure")
+            return
         stats.interval = mean_interval(
             _cluster_totals(units, lambda sample: scores.get(sample, ())),
             binary=key not in self.fractional,
         )
         passes = self.passes.get(key)
-        if not passes:
+        if passes is None:
             return
         passed = {sample: tally[1] for sample, tally in passes.items()}
         stats.pass_rate_interval = mean_interval(
             _cluster_totals(units, lambda sample: [1.0] * passed.get(sample, 0)), binary=True
         )
-        stats.pass_at_k_interval[1] = stats.pass_hat_k_interval[1] = stats.pass_rate_interval
-        ks = range(2, epochs + 1)
+        # pass@1 is the pass rate when every sample counts as many trials; when the reward
+        # skips some, it is a mean over samples, with a bootstrap interval as pass@k's
+        equal = len({size for _, _, size in units}) == 1
+        if equal:
+            stats.pass_at_k_interval[1] = stats.pass_hat_k_interval[1] = stats.pass_rate_interval
+        ks = range(2 if equal else 1, _most_k(units) + 1)
         if not ks:
             return
         clusters: dict[str, tuple[int, list[float]]] = {}
-        for sample, label, _ in units:
+        for sample, label, n in units:
             c = passed.get(sample, 0) if sample is not None else 0
-            row = [pass_at_k(epochs, c, k) for k in ks] + [pass_hat_k(epochs, c, k) for k in ks]
+            row = [pass_at_k(n, c, k) for k in ks] + [pass_hat_k(n, c, k) for k in ks]
             tasks, sums = clusters.get(label, (0, [0.0] * len(row)))
             clusters[label] = (tasks + 1, [a + b for a, b in zip(sums, row, strict=True)])
         found = bootstrap_intervals([clusters[label] for label in sorted(clusters)])
@@ -400,8 +414,8 @@ class _Accumulator:
             stats.pass_at_k_interval[k] = found[j]
             stats.pass_hat_k_interval[k] = found[len(ks) + j]
 
-    def reward(self, key: str, epochs: int, units: list[_Unit]) -> RewardStats:
-        """A reward's figures over the results ``units`` count (its applicable samples)."""
+    def reward(self, key: str, units: list[_Unit]) -> RewardStats:
+        """A reward's figures over the results ``units`` count (its applicable ones)."""
         planned = sum(size for _, _, size in units)
         per_sample = [sum(v) / len(v) for v in self.scores[key].values()]
         n = len(per_sample)
@@ -410,7 +424,7 @@ class _Accumulator:
         scored = sum(len(v) for v in self.scores[key].values())
         total = sum(sum(v) for v in self.scores[key].values())
         stats = RewardStats(
-            headline=total / planned if planned else 0.0,
+            headline=total / planned if planned else None,
             mean=mean,
             errored=max(planned - scored, 0),
             stderr=math.sqrt(var / n) if n > 1 else 0.0,
@@ -418,15 +432,14 @@ class _Accumulator:
             results=scored,
         )
         passes = self.passes.get(key)
-        if passes:
-            # Every planned sample, each with all its epochs: a trial without a pass verdict
-            # (errored, the reward raised, missing) failed, as it scores 0 in the headline.
-            passed = [passes[s][1] if s in passes else 0 for s, _, _ in units]
-            samples = len(units)
-            stats.pass_rate = sum(passed) / planned if planned else 0.0
-            for k in range(1, epochs + 1):
-                stats.pass_at_k[k] = sum(pass_at_k(epochs, c, k) for c in passed) / samples
-                stats.pass_hat_k[k] = sum(pass_hat_k(epochs, c, k) for c in passed) / samples
+        if passes is not None and planned:
+            # Every counted trial of every sample: one without a pass verdict (errored, the
+            # reward raised, missing) failed, as it scores 0 in the headline.
+            passed = [(passes[s][1] if s in passes else 0, size) for s, _, size in units]
+            stats.pass_rate = sum(c for c, _ in passed) / planned
+            for k in range(1, _most_k(units) + 1):
+                stats.pass_at_k[k] = sum(pass_at_k(n, c, k) for c, n in passed) / len(units)
+                stats.pass_hat_k[k] = sum(pass_hat_k(n, c, k) for c, n in passed) / len(units)
         return stats
 
     def finish(self, epochs: int, planned: int | None, rewards: Sequence[str]) -> RunSummary:
@@ -437,9 +450,16 @@ class _Accumulator:
         keys = dict.fromkeys([*rewards, *self.scores])  # configured first, scored ones too
         units = self.units(epochs, counted)
         for key in keys:
-            applicable = [u for u in units if u[0] not in self.not_applicable[key]]
-            stats = s.rewards[key] = self.reward(key, epochs, applicable)
-            self.intervals(key, stats, epochs, applicable)
+            skipped = self.not_applicable[key]
+            # the results this reward applies to, above the line and below it alike
+            applicable = [
+                (sample, label, size - skipped[sample]) if sample is not None else unit
+                for unit in units
+                for sample, label, size in (unit,)
+                if sample is None or size > skipped[sample]
+            ]
+            stats = s.rewards[key] = self.reward(key, applicable)
+            self.intervals(key, stats, applicable)
             if found := self.not_applicable_results[key]:
                 stats.not_applicable = found
                 s.notes.append(
@@ -496,6 +516,12 @@ class _Accumulator:
 _Unit = tuple[str | None, str, int]
 """A sample's place in the intervals: (its id, None for a sample with no result; its
 cluster's label; the results it counts)."""
+
+
+def _most_k(units: Sequence[_Unit]) -> int:
+    """The largest k of pass@k and pass^k: the fewest trials a sample counts (its epochs,
+    less those the reward does not apply to), so that every sample has k of them."""
+    return min((size for _, _, size in units), default=0)
 
 
 def _cluster_totals(

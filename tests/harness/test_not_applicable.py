@@ -116,3 +116,111 @@ def test_a_summary_of_lines_without_the_field_reads_as_before() -> None:
     ]
     summary = summarize(lines, rewards=["r"])
     assert summary.rewards["r"].headline == 0.5 and summary.rewards["r"].not_applicable == 0
+
+
+# Applies to the first result of each sample it meets (in the run's process) and not to the
+# others: as a reward whose applicability depends on the trajectory does, epoch by epoch.
+# Samples whose metadata says ``always`` are scored in every epoch.
+ONCE = """
+from agentloop.evals import NotApplicable
+
+seen = set()
+
+
+def once(final_answer, answer, row, metadata):
+    if not metadata.get("always"):
+        if row["id"] in seen:
+            return NotApplicable(reason="seen already")
+        seen.add(row["id"])
+    return float(str(answer) in (final_answer or ""))
+"""
+ONCE_KEY = "./once.py:once"
+
+
+def _once_run(tmp: Path, always: set[int], wrong: set[int]) -> Path:
+    (tmp / "once.py").write_text(ONCE)
+    config = add_setup(tmp, n=6, rewards=[ONCE_KEY], epochs=2,
+                       pass_threshold={ONCE_KEY: 1.0}, concurrency=1)  # fmt: skip
+    rows = [json.loads(x) for x in (tmp / "data.jsonl").read_text().splitlines()]
+    for i, row in enumerate(rows):
+        row["metadata"] = {"always": i in always}
+    (tmp / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    script = json.loads((tmp / "script.json").read_text())
+    for i in wrong:
+        script[f"s{i:04d}"][-1] = "wrong"
+    write_json(tmp / "script.json", script)
+    return run_once(config)
+
+
+def test_a_reward_applying_to_some_epochs_counts_the_same_results_above_and_below(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # samples 0-3 scored in one epoch of two, 4 and 5 in both; 0 and 4 answered wrongly:
+    # 2 + 3 of 4 + 4 applicable results right (before: 6 scored ones over 4 slots, 1.5)
+    monkeypatch.chdir(tmp_path)
+    run = _once_run(tmp_path, always={4, 5}, wrong={0, 4})
+    stats = json.loads((run / "summary.json").read_text())["rewards"][ONCE_KEY]
+    assert stats["headline"] == pytest.approx(5 / 8)
+    assert (stats["not_applicable"], stats["errored"], stats["results"]) == (4, 0, 8)
+    assert stats["pass_rate"] == pytest.approx(5 / 8)
+    assert stats["interval"]["results"] == 8 and stats["interval"]["clusters"] == 6
+    # pass@k up to the fewest applicable epochs of a sample: one here; a mean over samples
+    assert stats["pass_at_k"] == {"1": pytest.approx((0 + 1 + 1 + 1 + 0 + 1) / 6)}
+    assert stats["pass_at_k_interval"]["1"]["method"] == "bootstrap"
+    capsys.readouterr()
+    assert main(["summary", str(run)]) == 0
+    assert "0.625" in capsys.readouterr().out
+
+
+def test_every_sample_with_an_epoch_it_does_not_apply_to_still_has_a_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: ZeroDivisionError in run and summary, and no summary.json
+    monkeypatch.chdir(tmp_path)
+    run = _once_run(tmp_path, always=set(), wrong={1})
+    stats = json.loads((run / "summary.json").read_text())["rewards"][ONCE_KEY]
+    assert stats["headline"] == pytest.approx(5 / 6)
+    assert (stats["not_applicable"], stats["results"]) == (6, 6)
+    capsys.readouterr()
+    assert main(["summary", str(run)]) == 0
+
+
+NEVER = """
+from agentloop.evals import NotApplicable
+
+
+def never(final_answer):
+    return NotApplicable(reason="nothing was attacked")
+"""
+NEVER_KEY = "./never.py:never"
+
+
+def _never_run(tmp: Path, name: str) -> Path:
+    folder = tmp / name
+    folder.mkdir()
+    (tmp / "never.py").write_text(NEVER)
+    return run_once(add_setup(folder, n=6, rewards=["qa_f1_reward", NEVER_KEY],
+                              pass_threshold={NEVER_KEY: 1.0}))  # fmt: skip
+
+
+def test_a_reward_that_applies_to_no_result_has_no_headline_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: headline 0.0 (read as "0% attack success"), and compare took a delta of it
+    monkeypatch.chdir(tmp_path)
+    a, b = _never_run(tmp_path, "a"), _never_run(tmp_path, "b")
+    stats = json.loads((a / "summary.json").read_text())["rewards"][NEVER_KEY]
+    assert stats["headline"] is None and stats["pass_rate"] is None
+    assert stats["pass_at_k"] == {} and stats["not_applicable"] == 6
+    assert stats["interval"]["low"] is None and "applies to no result" in stats["interval"]["note"]
+    capsys.readouterr()
+    assert main(["summary", str(a)]) == 0
+    (row,) = [x for x in capsys.readouterr().out.splitlines() if "never" in x and "│" in x]
+    assert "0.000" not in row and "n/a" in row
+    assert main(["compare", str(a), str(b), "--json"]) == 0
+    (delta,) = [d for d in json.loads(capsys.readouterr().out)["rewards"]
+                if d["reward"] == NEVER_KEY]  # fmt: skip
+    assert (delta["a"], delta["b"], delta["delta"], delta["paired"]) == (None, None, None, None)
+    assert main(["compare", str(a), str(b)]) == 0
+    (row,) = [x for x in capsys.readouterr().out.splitlines() if "never" in x and "│" in x]
+    assert "0.000" not in row and "n/a" in row

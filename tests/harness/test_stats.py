@@ -6,12 +6,14 @@ import io
 import json
 import math
 import random
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from agentloop.cli._commands import main
 from agentloop.cli._display import print_summary
 from agentloop.harness._error_bars import cluster_totals, clustered_se, t_quantile, wilson
 from agentloop.harness._stats import (
@@ -22,6 +24,7 @@ from agentloop.harness._stats import (
     percentile,
     summarize,
 )
+from tests.support.harness import add_setup, run_once, write_json
 
 
 @pytest.mark.parametrize(
@@ -464,3 +467,25 @@ def test_a_summary_written_before_intervals_still_reads_and_prints() -> None:
     print_summary(old, Console(file=buffer, width=160))
     row = next(r for r in buffer.getvalue().splitlines() if r.startswith("│ r "))
     assert row.split("│")[3].strip() == "-" and "95% CI of the score" not in buffer.getvalue()
+
+
+def test_an_interval_of_a_reward_in_0_1_stays_in_0_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 9 answers right, one partly (token F1 2/3): the score 0.967, and mean + t·SE 1.042
+    config = add_setup(tmp_path, n=10)
+    script = json.loads((tmp_path / "script.json").read_text())
+    script["s0003"][-1] = "4 apples"
+    write_json(tmp_path / "script.json", script)
+    run = run_once(config)
+    stats = json.loads((run / "summary.json").read_text())["rewards"]["qa_f1_reward"]
+    scores = [1.0] * 9 + [2 / 3]
+    mean = sum(scores) / 10
+    half = t_quantile(0.975, 9) * statistics.stdev(scores) / math.sqrt(10)
+    assert stats["headline"] == pytest.approx(mean) and mean + half > 1
+    interval = stats["interval"]
+    assert interval["method"] == "t" and interval["low"] == pytest.approx(mean - half)
+    assert interval["high"] == 1.0 and interval["note"] == "cut to the scores' range [0, 1]"
+    capsys.readouterr()
+    assert main(["summary", str(run)]) == 0
+    assert f"[{mean - half:.3f}, 1.000]" in capsys.readouterr().out

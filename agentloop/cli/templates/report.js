@@ -73,7 +73,9 @@ function rewardTable(summary) {
   const table = el("table", { class: "stats rewards" }, el("tr", {}, head.map((h) => el("th", { text: h }))));
   for (const [key, r] of Object.entries(summary.rewards)) {
     const cells = [el("td", { class: "mono", text: key }),
-      el("td", {}, stat(`reward:${key}:headline`, r.headline)),
+      el("td", {}, r.headline === null ? el("span", { class: "muted", "data-stat": `reward:${key}:headline`,
+        "data-value": "", title: "this reward applies to no result: no figure", text: "n/a" })
+        : stat(`reward:${key}:headline`, r.headline)),
       el("td", {}, intervalCell(`reward:${key}:interval`, r.interval, r.headline)),
       el("td", {}, stat(`reward:${key}:mean`, r.mean)), el("td", {}, stat(`reward:${key}:stderr`, r.stderr)),
       el("td", {}, stat(`reward:${key}:errored`, r.errored)),
