@@ -251,11 +251,15 @@ def write_logs(
     attack: str | None = None,
     version: str = "v1.2.2",
     pipeline_name: str = "gpt-4o-2024-05-13",
+    detector: Callable[[str], bool] | None = None,
 ) -> Any:
     """AgentDojo's own benchmark run with scripted replies (prompt -> replies), its logs
     written under ``logdir`` as its command line writes them: without an attack
     (``benchmark_suite_without_injections``) or with one (``benchmark_suite_with_injections``:
-    the injection tasks as user tasks, then the pairs). Returns AgentDojo's results."""
+    the injection tasks as user tasks, then the pairs). With ``detector`` (a tool result's
+    text -> injection or not), the pipeline is the ``transformers_pi_detector`` defense's, as
+    ``AgentPipeline.from_config`` builds it, ``detector`` in place of its classifier, and
+    its name ends ``-transformers_pi_detector``. Returns AgentDojo's results."""
     module = agentdojo_module("agent_pipeline.agent_pipeline")
     benchmark = agentdojo_module("benchmark")
     logging = agentdojo_module("logging")
@@ -264,6 +268,17 @@ def write_logs(
     config = module.PipelineConfig(llm=llm, model_id=None, defense=None,
                                    system_message_name=None, system_message=None)  # fmt: skip
     pipeline = module.AgentPipeline.from_config(config)
+    if detector is not None:
+        pi_detector = agentdojo_module("agent_pipeline.pi_detector")
+
+        class Rule(pi_detector.PromptInjectionDetector):  # type: ignore[misc, name-defined]
+            def detect(self, tool_output: str) -> bool:
+                return detector(tool_output)
+
+        # from_config's detector loop: the executor, the detector (per message), the model
+        loop = next(e for e in pipeline.elements if isinstance(e, module.ToolsExecutionLoop))
+        loop.elements = [loop.elements[0], Rule(mode="message"), *loop.elements[1:]]
+        pipeline_name += "-transformers_pi_detector"
     pipeline.name = pipeline_name  # what the logs' folder and the attack's model name read
     with logging.OutputLogger(str(logdir), live=None):
         if attack is None:

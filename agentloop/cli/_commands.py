@@ -297,9 +297,22 @@ def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
     )
 
     if args.agentdojo_command == "import":
-        count = import_logs(args.logdir, args.outdir, args.version or DEFAULT_VERSION)
-        _say(out, f"wrote {count} rows of AgentDojo logs to {args.outdir}; re-score them with: "
-                  f"agentloop run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
+        done = import_logs(args.logdir, args.outdir, args.version or DEFAULT_VERSION)
+        for path, reason in done.refused:  # one line each, then the count
+            print(_one_line(f"agentloop: not imported: {path}: {reason}"), file=sys.stderr)
+        found = done.imported + len(done.refused)
+        if not done.imported:
+            raise AgentloopError(f"{args.logdir}: none of the {found} AgentDojo log(s) could be "
+                                 "imported (each is listed above with the reason)")  # fmt: skip
+        if done.refused:
+            print(f"agentloop: {len(done.refused)} of {found} AgentDojo log(s) not imported "
+                  "(listed above)", file=sys.stderr)  # fmt: skip
+        if done.detector:
+            _say(out, f"{done.detector} log(s) of the transformers_pi_detector defense: replayed "
+                      "without the detector, its verdicts (the results it replaced) taken from "
+                      "the logs, not recomputed")  # fmt: skip
+        _say(out, f"wrote {done.imported} rows of AgentDojo logs to {args.outdir}; re-score them "
+                  f"with: agentloop run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
         return EXIT_OK
     # plain print: a console would wrap the table
     print(Scrubber().text(format_agentdojo_summary(summarize_agentdojo(args.run_dirs))))

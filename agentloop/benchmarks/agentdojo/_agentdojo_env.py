@@ -26,6 +26,13 @@ AgentDojo answers with an error (``ValidationError: ...``, ``ValueError: ...``) 
 with exactly that text, the call recorded ``error``; a call to a tool the suite lacks, with
 AgentDojo's ``Invalid tool <name> provided.`` (the environment's ``unknown_tool``), recorded
 ``unknown_tool``.
+
+A row imported from a log of the detector's pipeline (``transformers_pi_detector``, which
+agentloop does not run) carries the detector's verdicts from the log instead
+(``detector_verdicts``: per recorded call, ``function``, ``args`` and ``detected``): a call
+that matches the next unused recorded one of the same name and arguments, and that the
+detector flagged, is answered with the detector's placeholder (AgentDojo's
+``PromptInjectionDetector.transform``), as the logged model read it; the call itself runs.
 """
 
 from __future__ import annotations
@@ -43,7 +50,17 @@ from agentloop.benchmarks.agentdojo._agentdojo_rows import defended
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
-__all__ = ["AgentDojoEnvironment", "TaskEnvironment", "agentdojo_environment", "task_environment"]
+__all__ = [
+    "DETECTOR",
+    "AgentDojoEnvironment",
+    "TaskEnvironment",
+    "agentdojo_environment",
+    "detected_text",
+    "task_environment",
+]
+
+DETECTOR = "transformers_pi_detector"
+"""AgentDojo's detector defense, which agentloop does not run (its verdicts come from logs)."""
 
 _SPEC = ("suite", "version", "user_task", "injection_task", "injections")
 
@@ -117,6 +134,30 @@ class TaskEnvironment:
         return self.format_result(result), error
 
 
+@functools.cache
+def detected_text() -> str:
+    """What AgentDojo's prompt-injection detector puts in place of a result it flags."""
+    detector = agentdojo_module("agent_pipeline.pi_detector").PromptInjectionDetector()
+    types = agentdojo_module("types")
+    blocks = detector.transform([types.text_content_block_from_string("")])
+    return str(types.get_text_content_as_str(blocks))
+
+
+def _verdicts(spec: Mapping[str, Any], where: str) -> list[tuple[str, str, bool]]:
+    """The detector's recorded verdicts: (name, arguments as JSON, detected), in call order."""
+    verdicts = spec.get("detector_verdicts")
+    if verdicts is None:
+        return []
+    if not isinstance(verdicts, list) or not all(
+        isinstance(v, Mapping) and isinstance(v.get("args"), Mapping) for v in verdicts
+    ):
+        raise DatasetError(f"{where}: detector_verdicts: expected [{{function, args, detected}}]")
+    return [
+        (str(v.get("function")), json.dumps(v["args"], sort_keys=True), bool(v.get("detected")))
+        for v in verdicts
+    ]
+
+
 @functools.lru_cache(maxsize=32)
 def _loaded(version: str, suite: str, injections: str) -> Any:
     """AgentDojo's environment of ``suite`` with ``injections`` (JSON) spliced in, as
@@ -162,12 +203,23 @@ class AgentDojoEnvironment:
         module)."""
         if self.task.defense == "tool_filter":
             self.tool_filter = agentdojo_module("agent_pipeline.agent_pipeline").TOOL_FILTER_PROMPT
+        self._verdicts = _verdicts(spec, where)
+        """The detector's verdicts from a log, each used once (see the module)."""
+
+    def _detected(self, name: str, arguments: dict[str, Any]) -> bool:
+        key = json.dumps(arguments, sort_keys=True)
+        for index, (function, args, detected) in enumerate(self._verdicts):
+            if (function, args) == (name, key):
+                del self._verdicts[index]
+                return detected
+        return False
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         text, error = self.task.run(name, arguments)
+        detected = self._detected(name, arguments)
         if error is not None:  # AgentDojo's model reads the error alone
             raise ToolFailure(error, verbatim=True)
-        return text
+        return detected_text() if detected else text
 
     def tools(self) -> list[BaseTool]:
         """The suite's functions, with AgentDojo's descriptions and input schemas."""

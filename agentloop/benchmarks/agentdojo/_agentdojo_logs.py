@@ -18,25 +18,32 @@ in recent versions, ``benchmark_version``. Every such file under LOGDIR becomes:
   and AgentDojo's loop settings.
 
 The benchmark version is the log's ``benchmark_version`` where it has one, else ``version``
-(older logs carry none); a log whose task the version does not have is refused in one line. A
-log of a pipeline with a defense agentloop runs (``spotlighting_with_delimiting``,
-``repeat_user_prompt``, ``tool_filter``: the pipeline's name ends ``-<defense>``) keeps it; the
-detector's is refused.
+(older logs carry none). A log of a pipeline with a defense agentloop runs
+(``spotlighting_with_delimiting``, ``repeat_user_prompt``, ``tool_filter``: the pipeline's name
+ends ``-<defense>``) keeps it. A log of the detector's (``transformers_pi_detector``) is replayed
+without the detector: the recorded replies decide the calls and the answer, so AgentDojo's
+checks need no classifier; the detector's verdicts are taken from the log, not recomputed (the
+calls whose result it replaced with its placeholder, the environment's ``detector_verdicts``),
+and ``metadata.defense`` keeps its name. Every log that can be imported is; one that cannot (a
+task its version lacks, no user message, ...) is listed with the reason
+(:class:`LogImport`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from agentloop.benchmarks.agentdojo._agentdojo_env import DETECTOR, detected_text
 from agentloop.benchmarks.agentdojo._agentdojo_package import DEFAULT_VERSION, load_suite
 from agentloop.errors import DatasetError
 
-__all__ = ["LOG_DEFENSES", "find_logs", "import_logs", "log_case"]
+__all__ = ["LOG_DEFENSES", "LogImport", "find_logs", "import_logs", "log_case"]
 
 LOG_DEFENSES = ("tool_filter", "transformers_pi_detector", "spotlighting_with_delimiting",
                 "repeat_user_prompt")  # fmt: skip
@@ -84,14 +91,31 @@ def _reply(message: dict[str, Any], index: int) -> Any:
     return {"role": "assistant", "content": _text(message.get("content")), "tool_calls": made}
 
 
-def _defense(pipeline: str, where: str) -> str | None:
-    for defense in LOG_DEFENSES:
-        if pipeline.endswith(f"-{defense}"):
-            if defense not in _RUN:
-                raise DatasetError(f"{where}: a run with the {defense} defense, which agentloop "
-                                   "does not run")  # fmt: skip
-            return defense
-    return None
+def _defense(pipeline: str) -> str | None:
+    return next((d for d in LOG_DEFENSES if pipeline.endswith(f"-{d}")), None)
+
+
+def _detector_verdicts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per recorded call, in order: its name, arguments, and whether the detector replaced
+    its result with its placeholder (its verdict: an injection)."""
+    calls = {
+        str(call.get("id")): call
+        for m in messages
+        if m.get("role") == "assistant"
+        for call in m.get("tool_calls") or []
+    }
+    placeholder = detected_text()
+    verdicts = []
+    for message in messages:
+        if message.get("role") != "tool":
+            continue
+        call = calls.get(str(message.get("tool_call_id"))) or message.get("tool_call") or {}
+        verdicts.append({
+            "function": call.get("function"),
+            "args": call.get("args") or {},
+            "detected": not message.get("error") and _text(message.get("content")) == placeholder,
+        })  # fmt: skip
+    return verdicts
 
 
 def log_case(
@@ -101,7 +125,9 @@ def log_case(
     where = str(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     version = data.get("benchmark_version") or version
-    suite_name, task_id = data["suite_name"], data["user_task_id"]
+    suite_name, task_id = data["suite_name"], data.get("user_task_id")
+    if not isinstance(task_id, str):
+        raise DatasetError(f"{where}: the log has no user_task_id")
     suite = load_suite(version, suite_name)
     if task_id not in suite.user_tasks and task_id not in suite.injection_tasks:
         raise DatasetError(
@@ -119,7 +145,7 @@ def log_case(
     if prompt is None:
         raise DatasetError(f"{where}: the log has no user message")
     pipeline = str(data.get("pipeline_name") or "")
-    defense = _defense(pipeline, where)
+    defense = _defense(pipeline)
     environment: dict[str, Any] = {
         "suite": suite_name, "version": version, "user_task": task_id,
         "injection_task": injection, "injections": data.get("injections") or {},
@@ -133,8 +159,12 @@ def log_case(
         "pipeline": pipeline, "recorded_utility": data.get("utility"),
         "recorded_security": data.get("security") if injection else None,
     }  # fmt: skip
+    if defense in _RUN:
+        environment["defense"] = defense
+    elif defense == DETECTOR:  # replayed without it: its verdicts from the log
+        environment["detector_verdicts"] = _detector_verdicts(messages)
     if defense is not None:
-        environment["defense"] = metadata["defense"] = defense
+        metadata["defense"] = defense
     outputs = {
         str(m.get("tool_call_id")): m.get("error") or _text(m.get("content")) or ""
         for m in messages
@@ -171,19 +201,42 @@ def _config(count: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
+@dataclass
+class LogImport:
+    """What ``import_logs`` did."""
+
+    imported: int = 0
+    """Logs written as rows."""
+    detector: int = 0
+    """Of those, logs of the detector's pipeline (its verdicts taken from the log)."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """Logs not imported: (path, reason)."""
+
+
 def import_logs(
     logdir: str | Path, outdir: str | Path, version: str = DEFAULT_VERSION
-) -> int:
-    """Every log under ``logdir`` written to ``outdir`` (data.jsonl, scripts.json,
-    eval.yaml); the number of logs."""
+) -> LogImport:
+    """Every log under ``logdir`` that can be imported written to ``outdir`` (data.jsonl,
+    scripts.json, eval.yaml; nothing when none can), the others listed with the reason."""
     root, out = Path(logdir), Path(outdir)
-    rows, scripts = [], {}
+    rows, scripts, done = [], {}, LogImport()
     for path in find_logs(root):
-        row, replies = log_case(path, root, version)
+        try:
+            row, replies = log_case(path, root, version)
+        except DatasetError as exc:
+            reason = str(exc).removeprefix(f"{path}: ")
+            done.refused.append((str(path), reason))
+            continue
         rows.append(row)
         scripts[row["id"]] = replies
+        done.detector += row["metadata"].get("defense") == DETECTOR
+    done.imported = len(rows)
     if not rows:
-        raise DatasetError(f"{root}: no AgentDojo logs (JSON files with suite_name and messages)")
+        if not done.refused:
+            raise DatasetError(
+                f"{root}: no AgentDojo logs (JSON files with suite_name and messages)"
+            )
+        return done
     out.mkdir(parents=True, exist_ok=True)
     (out / "data.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
@@ -192,4 +245,4 @@ def import_logs(
                                       encoding="utf-8")  # fmt: skip
     (out / "eval.yaml").write_text(yaml.safe_dump(_config(len(rows)), sort_keys=False),
                                    encoding="utf-8")  # fmt: skip
-    return len(rows)
+    return done
