@@ -552,6 +552,8 @@ def print_power(
     for row in plan.rows:
         if row.note:
             out.print(f"{row.reward}: {row.note}", markup=False, highlight=False, soft_wrap=True)
+    for note in plan.notes:
+        out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _count(value: int | None) -> str:

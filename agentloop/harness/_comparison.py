@@ -151,6 +151,10 @@ def _warnings(a: _Run, b: _Run, known: list[bool]) -> list[str]:
             "same id may be another task"
         )
     summary_a, summary_b = a.summary, b.summary
+    for run in (a, b):
+        if not run.summary.complete:
+            found.append(incomplete(run.label, run.summary) + "; the paired difference pairs "
+                         "the results both runs have")  # fmt: skip
     for key in sorted(summary_a.rewards.keys() - summary_b.rewards.keys()):
         if known[1]:  # B's rewards are known, and this is not one
             found.append(
@@ -167,6 +171,14 @@ def _warnings(a: _Run, b: _Run, known: list[bool]) -> list[str]:
             f"{b.cluster_by}): the paired standard errors cluster by {a.cluster_by}"
         )
     return found
+
+
+def incomplete(label: str, summary: RunSummary) -> str:
+    """What a reader must know of an incomplete run's figures."""
+    return (
+        f"{label} is incomplete ({summary.results} of {summary.planned} results): its scores "
+        "count the missing results as 0, as its summary does"
+    )
 
 
 def _compared(key: str, summaries: list[RunSummary], known: list[bool]) -> bool:
@@ -194,16 +206,28 @@ def _config(results: Path) -> dict[str, Any]:
 
 
 def resolve_results(path: str | Path) -> tuple[Path, int]:
-    """A run directory's results file (or a results file itself) and the run's epochs."""
+    """A run directory's results file (or a results file itself) and the run's epochs:
+    its config's, or, for a results file alone, the highest epoch it holds."""
     target = Path(path)
     run_dir = target if target.is_dir() else target.parent
     results = target / RESULTS_FILE if target.is_dir() else target
     if not results.is_file():
         raise AgentloopError(f"{path}: no results file ({RESULTS_FILE}) found")
-    epochs = 1
     if (run_dir / HEADER_FILE).is_file():
-        epochs = int(read_json(run_dir / HEADER_FILE).get("config", {}).get("epochs", 1))
-    return results, epochs
+        return results, int(read_json(run_dir / HEADER_FILE).get("config", {}).get("epochs", 1))
+    index = index_results(results)
+    return results, max((int(line["epoch"]) for line in latest_results(results, index)),
+                        default=1)  # fmt: skip
+
+
+def _planned(results: Path) -> int | None:
+    """The results the run planned (the run.json beside the file, as its summary reads
+    it); None for a results file alone (it counts what it holds)."""
+    header = results.parent / HEADER_FILE
+    if not header.is_file():
+        return None
+    planned = read_json(header).get("planned", {}).get("results")
+    return int(planned) if planned is not None else None
 
 
 def _scores(line: dict[str, Any]) -> dict[str, float]:
@@ -243,22 +267,19 @@ def _load(path: str | Path, label: str) -> _Run:
     configured = _configured(results)
     config = _config(results)
     cluster_by = config.get("cluster_by")
+    # as the run's summary counts: its planned results, a missing one as 0
     summary = summarize(
         latest_results(results, index), epochs=epochs,
         superseded=superseded_results(results, index), rewards=configured,
-        cluster_by=cluster_by,
+        cluster_by=cluster_by, planned=_planned(results),
     )  # fmt: skip
     run = _Run(str(path), label, epochs, configured, summary, cluster_by)
-    seen_epochs = 1
     for line in latest_results(results, index):
         sample, epoch = str(line["id"]), int(line["epoch"])
         run.scores[(sample, epoch)] = _scores(line)
         if skipped := line.get("not_applicable"):
             run.not_applicable[(sample, epoch)] = set(skipped)
         run.metadata.setdefault(sample, line.get("metadata"))
-        seen_epochs = max(seen_epochs, epoch)
-    if not (results.parent / HEADER_FILE).is_file():
-        run.epochs = seen_epochs  # a results file alone: its epochs are what it holds
     return run
 
 

@@ -10,6 +10,11 @@ between their scores (0 unless given: as if the runs were unpaired). Then n = (z
 z_power)² σ_d² / δ² units detect a difference δ, and (z_{1−α/2} + z_power)·SE is the
 smallest difference the observed comparison detects. The runs' epochs stay as they are:
 more epochs per sample shrink σ_d (Miller's resampling), fewer grow it.
+
+Where the observed standard error is 0 (every unit scored alike: 40 of 40 passed, or two
+runs that agree everywhere) there is no variance to plan with: no figure, and a note says
+so (a zero variance would claim that one sample detects any difference). An incomplete run
+counts as its summary does: its missing results as 0, and a note says so.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agentloop.harness._comparison import compare_runs, summarize_run
+from agentloop.harness._comparison import compare_runs, incomplete, summarize_run
 from agentloop.harness._error_bars import MIN_CLUSTERS, detectable_difference, samples_needed
 
 __all__ = ["PowerPlan", "PowerRow", "plan_power"]
@@ -66,6 +71,14 @@ class PowerPlan(BaseModel):
     correlation_assumed: float | None = None
     """One run: the correlation assumed between the two runs' scores."""
     rows: list[PowerRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """What a reader must know of the runs' figures (an incomplete run)."""
+
+
+NO_VARIANCE = (
+    "no variance observed (every unit scored alike): nothing to plan a sample size with; "
+    "run more samples, or a harder set"
+)
 
 
 def _needed(sd: float | None, delta: float | None, alpha: float, power: float) -> int | None:
@@ -76,6 +89,8 @@ def _needed(sd: float | None, delta: float | None, alpha: float, power: float) -
 
 def _one_run(path: str | Path, plan: PowerPlan, rho: float) -> None:
     summary = summarize_run(path)
+    if not summary.complete:
+        plan.notes.append(incomplete("A", summary))
     for key, stats in summary.rewards.items():
         interval = stats.interval
         if interval is None or interval.se is None or interval.clusters < MIN_CLUSTERS:
@@ -86,6 +101,9 @@ def _one_run(path: str | Path, plan: PowerPlan, rho: float) -> None:
             ))  # fmt: skip
             continue
         units = interval.clusters
+        if interval.se == 0:
+            plan.rows.append(PowerRow(reward=key, units=units, sd_a=0.0, note=NO_VARIANCE))
+            continue
         sd = interval.se * math.sqrt(units)
         sd_difference = sd * math.sqrt(2 * (1 - rho))
         se = sd_difference / math.sqrt(units)
@@ -100,6 +118,9 @@ def _one_run(path: str | Path, plan: PowerPlan, rho: float) -> None:
 
 def _two_runs(a: str | Path, b: str | Path, plan: PowerPlan) -> None:
     comparison = compare_runs(a, b)
+    for label, summary in (("A", comparison.summary_a), ("B", comparison.summary_b)):
+        if not summary.complete:
+            plan.notes.append(incomplete(label, summary))
     for delta in comparison.rewards:
         paired = delta.paired
         if paired is None or paired.se is None or paired.clusters < MIN_CLUSTERS:
@@ -110,6 +131,12 @@ def _two_runs(a: str | Path, b: str | Path, plan: PowerPlan) -> None:
             ))  # fmt: skip
             continue
         units = paired.clusters
+        if paired.se == 0:
+            plan.rows.append(PowerRow(
+                reward=delta.reward, units=units, sd_a=paired.sd_a, sd_b=paired.sd_b,
+                sd_difference=0.0, note=NO_VARIANCE,
+            ))  # fmt: skip
+            continue
         sd_difference = paired.se * math.sqrt(units)
         unpaired = math.sqrt(paired.sd_a**2 + paired.sd_b**2)
         plan.rows.append(PowerRow(

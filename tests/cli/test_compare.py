@@ -246,3 +246,68 @@ def test_view_recomputes_a_summary_written_before_intervals(tmp_path: Path) -> N
     interval = summary["rewards"]["qa_f1_reward"]["interval"]
     assert (interval["method"], interval["clusters"]) == ("wilson", 10)
     assert summary["notes"][-1] == "computed by agentloop view: summary.json is missing or older"
+
+
+def _bare(run: Path, folder: Path) -> Path:
+    """The run's results file alone (no run.json beside it)."""
+    folder.mkdir()
+    (folder / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes())
+    return folder / "results.jsonl"
+
+
+def test_bare_results_files_of_several_epochs_read_their_epochs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: ValueError: need 0 <= c <= n ... got n=1 c=2 (pass@k over 1 epoch)
+    a = make_run(tmp_path, "a", 10, {1, 2, 3}, epochs=2)
+    b = make_run(tmp_path, "b", 10, {1}, epochs=2)
+    bare_a, bare_b = _bare(a, tmp_path / "bare-a"), _bare(b, tmp_path / "bare-b")
+    from_runs = cli_json(capsys, "compare", str(a), str(b))
+    data = cli_json(capsys, "compare", str(bare_a), str(bare_b))
+    assert data["rewards"] == from_runs["rewards"]
+    assert data["summary_a"]["rewards"]["qa_f1_reward"]["pass_at_k"] == {
+        "1": pytest.approx(0.7), "2": pytest.approx(0.7)
+    }  # fmt: skip
+    assert cli_json(capsys, "power", str(bare_a), str(bare_b))["rows"] == (
+        cli_json(capsys, "power", str(a), str(b))["rows"]
+    )
+    assert cli_json(capsys, "power", str(bare_a))["rows"][0]["units"] == 10
+
+
+def test_power_without_any_observed_variance_gives_no_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: 1 sample needed, 0.000 detectable
+    a = make_run(tmp_path, "a", 40, set())  # 40 of 40 pass
+    b = make_run(tmp_path, "b", 40, set())  # and agrees with A everywhere
+    for runs in ([a], [a, b]):
+        (row,) = cli_json(capsys, "power", *map(str, runs), "--delta", "0.05")["rows"]
+        assert (row["detectable"], row["needed"], row["needed_unpaired"]) == (None, None, None)
+        assert "no variance observed" in row["note"]
+        code, out, _ = cli(capsys, "power", *map(str, runs), "--delta", "0.05")
+        assert code == 0 and "no variance observed" in out
+
+
+def test_compare_and_power_count_an_incomplete_run_as_summary_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: summary 0.375 over the 8 planned results, compare 0.75 over the 4 present
+    a = make_run(tmp_path, "a", 8, {0})
+    b = make_run(tmp_path, "b", 8, {0, 1})
+    lines = (a / "results.jsonl").read_text().splitlines(keepends=True)
+    kept = sorted(lines, key=lambda x: json.loads(x)["id"])[:4]
+    (a / "results.jsonl").write_text("".join(kept))
+    (a / "summary.json").unlink()
+    assert cli(capsys, "summary", str(a))[0] == 0
+    summary = json.loads((a / "summary.json").read_text())
+    assert summary["rewards"]["qa_f1_reward"]["headline"] == pytest.approx(3 / 8)
+    data = cli_json(capsys, "compare", str(a), str(b))
+    (delta,) = data["rewards"]
+    assert delta["a"] == pytest.approx(3 / 8) and delta["delta"] == pytest.approx(6 / 8 - 3 / 8)
+    assert delta["paired"]["pairs"] == 4
+    assert any("A is incomplete (4 of 8 results)" in w for w in data["warnings"])
+    code, out, _ = cli(capsys, "compare", str(a), str(b))
+    assert code == 0 and "A is incomplete" in out
+    plan = cli_json(capsys, "power", str(a))
+    assert plan["rows"][0]["units"] == 8
+    assert any("incomplete (4 of 8 results)" in n for n in plan["notes"])
