@@ -82,7 +82,7 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
     )
 
     if args.config:
-        config = load_config(args.config, args.sets, _flag_overrides(args))
+        config = load_config(args.config, args.sets, _flag_overrides(args), args.unsets)
         return config, args.config
     if not args.resume:
         raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
@@ -99,9 +99,9 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
             f"agentloop run CONFIG --resume {args.resume}"
         )
     flags = _flag_overrides(args)
-    raw = override(stored, args.sets, flags)
+    raw, notes = override(stored, args.sets, flags, args.unsets)
     origins = override_origins(args.sets, flags)  # an error is blamed on the flag that set it
-    config = validate_config(raw, f"{args.resume}/{HEADER_FILE}", origins)
+    config = validate_config(raw, f"{args.resume}/{HEADER_FILE}", origins, notes)
     return config, header.get("config_path")
 
 
@@ -111,6 +111,8 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
     if args.retry_errors and not args.resume:
         raise UsageError("agentloop run: --retry-errors needs --resume RUN_DIR")
     config, config_path = _config_for_run(args)
+    for note in config.notes:
+        print(_one_line(f"agentloop: note: {note}"), file=sys.stderr)
     # the run's machinery (LangChain, the SDKs, rich's progress) once the config is good
     import anyio
 
@@ -168,12 +170,16 @@ def _next_steps(out: Console, run_dir: Path) -> None:
     from agentloop._records import latest_results
     from agentloop.cli._triage import failure_types
     from agentloop.harness._run_files import RESULTS_FILE
+    from agentloop.harness._rundir import read_header, reward_directions
 
     results = run_dir / RESULTS_FILE
     shown: dict[str, Any] | None = None
     failing = False
+    # a reward whose lower score is better fails where it scored above 0 (AgentDojo's
+    # security: the attack succeeded)
+    lower = {k for k, way in reward_directions(read_header(run_dir)).items() if way == "lower"}
     for line in latest_results(results) if results.is_file() else ():
-        failing = bool(failure_types(line))
+        failing = bool(failure_types(line, lower))
         if shown is None or failing:
             shown = line  # the first result, unless one fails
         if failing:

@@ -117,6 +117,15 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override any config field (dotted keys, YAML values); repeatable",
     )
+    run.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="remove a field the config file sets, e.g. model_options.base_url (dotted "
+        "keys; applied before --set); repeatable",
+    )
     score = sub.add_parser("score", help="re-score a run's trajectories offline")
     score.add_argument("run_dir")
     score.add_argument(

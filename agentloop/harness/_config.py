@@ -239,6 +239,8 @@ class EvalConfig(BaseModel):
     """Dotted field -> the command-line override that set it (``--set KEY=VALUE``,
     ``--model``), so that checks after validation blame it, not the file
     (``agentloop.harness._config_loading``)."""
+    _notes: list[str] = PrivateAttr(default_factory=list)
+    """What loading did that the user should hear of (see ``notes``)."""
 
     @field_validator("fail_on_error")
     @classmethod
@@ -303,6 +305,12 @@ class EvalConfig(BaseModel):
         if REASONING_PARAM in self.model_params:
             raise ValueError("model_params.reasoning: set it as the top-level reasoning: setting")
         return self
+
+    @property
+    def notes(self) -> list[str]:
+        """What loading changed beyond the user's own words, one line each: the file's
+        ``model_options`` a ``--model`` of another provider does not take."""
+        return list(self._notes)
 
     def request_params(self) -> dict[str, Any]:
         """What each request carries besides messages and tools: ``model_params``, and the

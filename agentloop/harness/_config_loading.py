@@ -180,11 +180,14 @@ def _check_rewards(config: EvalConfig) -> str | None:
 
 
 def validate_config(
-    raw: Any, source: str = "config", origins: Mapping[str, str] | None = None
+    raw: Any,
+    source: str = "config",
+    origins: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
 ) -> EvalConfig:
     """Validate a parsed config mapping; ``ConfigError`` lists each problem by field, led by
     ``source`` (the file), or by the override that set the field (``origins``, from
-    ``override_origins``)."""
+    ``override_origins``). ``notes`` (from ``override``) are kept in the config's ``notes``."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: a config must be a mapping of field: value")
     origins = origins or {}
@@ -222,6 +225,7 @@ def validate_config(
     if problems:
         raise ConfigError("\n".join(_blame(p, source, origins) for p in problems))
     config._origins = dict(origins)
+    config._notes = list(notes)
     return config
 
 
@@ -268,18 +272,24 @@ def read_raw_config(path: str | Path) -> dict[str, Any]:
 
 
 def load_config(
-    path: str | Path, sets: Sequence[str] = (), overrides: dict[str, Any] | None = None
+    path: str | Path,
+    sets: Sequence[str] = (),
+    overrides: dict[str, Any] | None = None,
+    unsets: Sequence[str] = (),
 ) -> EvalConfig:
     """Read, override and validate a config file.
 
-    The file's own relative paths are taken from its folder (``relative_to``). ``sets`` are
-    ``key=value`` strings (YAML values); ``overrides`` maps dotted keys to values already
-    typed (command-line flags); both are validated with the file, and an error in one is
-    blamed on it (``--set KEY=VALUE``, ``--model``), not on the file.
+    The file's own relative paths are taken from its folder (``relative_to``). ``unsets``
+    are dotted keys removed from the file (``--unset``); ``sets`` are ``key=value`` strings
+    (YAML values); ``overrides`` maps dotted keys to values already typed (command-line
+    flags); all are validated with the file, and an error in one is blamed on it (``--set
+    KEY=VALUE``, ``--model``), not on the file. What a model of another provider did not take
+    of the file's options is in the config's ``notes``.
     """
     raw = relative_to(read_raw_config(path), Path(path).parent)
     origins = override_origins(sets, overrides)
-    return validate_config(override(raw, sets, overrides), str(path), origins)
+    result, notes = override(raw, sets, overrides, unsets)
+    return validate_config(result, str(path), origins, notes)
 
 
 def _from_folder(folder: Path, value: str) -> str:
@@ -330,20 +340,80 @@ def relative_to(raw: dict[str, Any], folder: str | Path) -> dict[str, Any]:
     return result
 
 
+def _unset(raw: dict[str, Any], key: str) -> None:
+    """Remove a dotted key the config has (``--unset``); one it has not is an error."""
+    parts, node = key.split("."), raw
+    for depth, part in enumerate(parts):
+        if not isinstance(node, dict) or part not in node:
+            where = ".".join(parts[:depth]) or "the config"
+            has = sorted(node) if isinstance(node, dict) else []
+            close = difflib.get_close_matches(part, has, n=1)
+            hint = f"; did you mean {'.'.join([*parts[:depth], close[0]])!r}?" if close else ""
+            raise ConfigError(f"--unset {key}: {where} has no {part!r}{hint}")
+        if depth == len(parts) - 1:
+            del node[part]
+        else:
+            node = node[part]
+
+
+def _follow_model(
+    written: dict[str, Any], result: dict[str, Any], origins: Mapping[str, str]
+) -> list[str]:
+    """When the command line puts a model of another provider in place of the file's (agent
+    or user), the file's ``model_options`` that the new provider must not get are dropped
+    (``agentloop.models.follow_options``: never the key's variable or the endpoint); options
+    set on the command line stay. One note per option dropped."""
+    from agentloop.models import BOUND_OPTIONS, follow_options
+
+    notes = []
+    for place in ("", "user."):
+        before = written.get("user") if place else written
+        after = result.get("user") if place else result
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            continue
+        old, new, options = before.get("model"), after.get("model"), after.get("model_options")
+        if not (isinstance(old, str) and isinstance(new, str) and isinstance(options, dict)):
+            continue
+        field = f"{place}model_options"
+        try:
+            kept, dropped = follow_options(old, new, options)
+        except ModelSpecError:
+            continue  # a bad spec is validation's to report
+        for name in list(dropped):
+            key = f"{field}.{name}"
+            if any(key == k or key.startswith(f"{k}.") for k in origins):
+                kept[name] = options[name]  # the command line's own
+                del dropped[name]
+        after["model_options"] = {k: v for k, v in options.items() if k in kept}
+        lead = origins.get(f"{place}model", f"{place}model")
+        for name, why in dropped.items():
+            hint = f"; --set {field}.{name}=... sets one for it" if name in BOUND_OPTIONS else ""
+            notes.append(f"{lead}: {field}.{name} not used ({why}){hint}")
+    return notes
+
+
 def override(
-    raw: dict[str, Any], sets: Sequence[str] = (), overrides: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """``raw`` with ``--set`` strings, then typed overrides, applied.
+    raw: dict[str, Any],
+    sets: Sequence[str] = (),
+    overrides: dict[str, Any] | None = None,
+    unsets: Sequence[str] = (),
+) -> tuple[dict[str, Any], list[str]]:
+    """``raw`` without the ``--unset`` keys, then with ``--set`` strings and typed overrides
+    applied; and the notes on what a model from the command line did not take of the file
+    (``_follow_model``).
 
     A ``model`` override that replays a run replays its simulated user too, unless a
     ``--set user.model=...`` says otherwise: a recorded agent can only answer the recorded
     user's messages, so a live user beside it would fail every sample.
     """
-    result = apply_overrides(raw, sets)
+    written = copy.deepcopy(raw)
+    for key in unsets:
+        _unset(written, key.strip())
+    result = apply_overrides(written, sets)
     for key, value in (overrides or {}).items():
         _set_dotted(result, key, value)
     model, user = (overrides or {}).get("model"), result.get("user")
     user_set = any(item.partition("=")[0].strip() in ("user", "user.model") for item in sets)
     if isinstance(model, str) and model.startswith("replay:") and isinstance(user, dict):
         user["model"] = user["model"] if user_set else model
-    return result
+    return result, _follow_model(written, result, override_origins(sets, overrides))

@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentloop.models._base import (
+        BOUND_OPTIONS,
         ModelSource,
         ProviderFactory,
         check_spec,
+        follow_options,
         open_model,
         register_provider,
     )
@@ -34,9 +36,11 @@ else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
         __name__,
         {
             "agentloop.models._base": [
+                "BOUND_OPTIONS",
                 "ModelSource",
                 "ProviderFactory",
                 "check_spec",
+                "follow_options",
                 "open_model",
                 "register_provider",
             ],
@@ -46,9 +50,11 @@ else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
     del lazy_exports
 
 __all__ = [
+    "BOUND_OPTIONS",
     "ModelSource",
     "ProviderFactory",
     "check_spec",
+    "follow_options",
     "open_model",
     "register_provider",
     "request_signature",

@@ -46,6 +46,8 @@ class OllamaStub(LoopbackServer):
 
     def __init__(self, handler: Callable[[dict[str, Any]], list[dict[str, Any]]]) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        """The headers of those requests (names in lower case)."""
         self.handler = handler
         self.counts = {"prompt_eval_count": 9, "eval_count": 4}
         """The token counts of the final ``done`` part (Ollama's names)."""
@@ -60,6 +62,7 @@ class OllamaStub(LoopbackServer):
                     return  # ChatOllama always streams
                 with lock:
                     stub.requests.append(body)
+                    stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                 chunks = [_chunk(p, False, stub.counts) for p in stub.handler(body)]
                 chunks.append(_chunk({"role": "assistant", "content": ""}, True, stub.counts))
                 data = b"".join(json.dumps(c).encode() + b"\n" for c in chunks)
