@@ -9,6 +9,7 @@ agentloop ``Trajectory`` objects alike. No I/O; a model is called only through t
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._answer_match import AnswerMatchDetails, answer_match
 from ._bfcl import bfcl_answer, bfcl_verdict
+from ._direction import Better, lower_is_better, reward_better
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
 from ._judge import Judge, JudgeSpec, judge_spec
@@ -67,6 +68,7 @@ __all__ = [
     "STRICTNESS_MODES",
     "AnswerMatchDetails",
     "AnswerScore",
+    "Better",
     "BfclDetails",
     "CallDiagnostic",
     "ExpectedCall",
@@ -99,6 +101,7 @@ __all__ = [
     "judge_spec",
     "llm_judge",
     "llm_judge_reward",
+    "lower_is_better",
     "match_function_call",
     "matches",
     "normalize_answer",
@@ -108,6 +111,7 @@ __all__ = [
     "qa_f1_reward_tool",
     "register_reward",
     "registered_rewards",
+    "reward_better",
     "reward_entry",
     "reward_keys",
     "schema_jaccard_reward",

@@ -87,6 +87,11 @@ def _reward_table(summary: RunSummary) -> Table:
             row.append(f"{stats.pass_hat_k[k]:.3f}" if k in stats.pass_hat_k else "-")
         table.add_row(*row)
     captions = [_interval_rule(summary)]
+    if lower := [key for key, r in summary.rewards.items() if r.better == "lower"]:
+        captions.append(
+            f"lower is better: {', '.join(lower)} (a score of 1 is the bad outcome, e.g. an "
+            "attack that succeeded)"
+        )
     if any(r.pass_rate is not None for r in summary.rewards.values()):
         captions.append(PASS_RULE)
     if any(captions):

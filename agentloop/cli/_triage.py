@@ -7,7 +7,7 @@ narrowed to.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from agentloop.harness._breakdown import metadata_value
@@ -38,10 +38,14 @@ def _error_type(kind: str, message: str) -> str:
     return f"{kind} error ({first})" if first.isidentifier() else f"{kind} error"
 
 
-def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
+def failure_types(
+    line: Mapping[str, Any], lower: Collection[str] = ()
+) -> list[tuple[str | None, str]]:
     """How a result failed, as (reward, type) pairs: (None, its error) when it errored
     before scoring; (reward, ``reward error (Type)``) per reward that raised; one pair per
-    reward it failed (its verdict is fail or, without a pass threshold, it scored below 1).
+    reward it failed (its verdict is fail or, without a pass threshold, it scored below 1;
+    above 0 for the rewards in ``lower``, whose lower score is better: an attack that
+    succeeded).
     The type is the reward's own ``details.error_type`` when it gives one (BFCL's, e.g.
     ``value_error:string``), else what the first unpaired call of a tool-call match went
     through, else ``score 0`` or ``partial score``."""
@@ -56,7 +60,8 @@ def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
     for key, result in (line.get("scores") or {}).items():
         score = float(result.get("score") or 0.0)
         verdict = passed.get(key)
-        if (verdict is not False) if verdict is not None else score >= 1.0:
+        good = score <= 0.0 if key in lower else score >= 1.0
+        if (verdict is not False) if verdict is not None else good:
             continue
         details = result.get("details") if isinstance(result.get("details"), Mapping) else {}
         error_type = details.get("error_type")
@@ -66,7 +71,8 @@ def failure_types(line: Mapping[str, Any]) -> list[tuple[str | None, str]]:
             if isinstance(error_type, str) and error_type
             else (_call_failure(calls) if isinstance(calls, list) else None)
         )
-        found.append((key, kind or ("score 0" if score == 0 else "partial score")))
+        worst = 1.0 if key in lower else 0.0
+        found.append((key, kind or (f"score {worst:g}" if score == worst else "partial score")))
     return found
 
 
@@ -116,12 +122,13 @@ def histogram(scores: list[float | None], statuses: list[str | None]) -> list[di
 class Groups:
     """The rows of each failure type and of each broken-down metadata value."""
 
-    def __init__(self, metadata_keys: list[str]) -> None:
+    def __init__(self, metadata_keys: list[str], lower: Collection[str] = ()) -> None:
         self.failures: dict[tuple[str | None, str], dict[str, Any]] = {}
         self.metadata: dict[str, dict[str, list[int]]] = {k: {} for k in metadata_keys}
+        self.lower = lower  # rewards whose lower score is better
 
     def add(self, i: int, line: Mapping[str, Any]) -> None:
-        for reward, kind in failure_types(line):
+        for reward, kind in failure_types(line, self.lower):
             group = self.failures.get((reward, kind))
             if group is None:
                 if reward is None:

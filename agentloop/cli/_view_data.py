@@ -28,7 +28,7 @@ from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
 from agentloop.harness._run_files import read_json, summary_name
-from agentloop.harness._rundir import configured_rewards, read_header
+from agentloop.harness._rundir import configured_rewards, read_header, reward_directions
 from agentloop.models._reasoning import reasoning_parts
 
 __all__ = [
@@ -277,6 +277,7 @@ def _summary(source: Source, header: Mapping[str, Any]) -> RunSummary:
         rewards=configured_rewards(header) if source.results.name == RESULTS_FILE else (),
         dataset=(header.get("config") or {}).get("dataset"),
         cluster_by=(header.get("config") or {}).get("cluster_by"),
+        better=reward_directions(header),
     )
     summary.notes.append(f"computed by agentloop view: {written_path.name} is missing or older")
     return summary
@@ -293,7 +294,8 @@ def load_run(path: str | Path) -> Report:
     summary = _summary(source, header)
     rewards = list(summary.rewards)
     rows, details = [], []
-    groups = Groups(list(summary.by_metadata))
+    lower = {key for key, stats in summary.rewards.items() if stats.better == "lower"}
+    groups = Groups(list(summary.by_metadata), lower)
     for i, line in enumerate(latest_results(source.results)):
         # A reward only in some lines (e.g. never scored ok) gets a column too.
         rewards.extend(key for key in line.get("scores") or {} if key not in rewards)

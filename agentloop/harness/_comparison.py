@@ -20,7 +20,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -40,7 +40,7 @@ from agentloop.harness._run_files import (
     read_json,
     summary_name,
 )
-from agentloop.harness._rundir import configured_rewards
+from agentloop.harness._rundir import configured_rewards, reward_directions
 from agentloop.harness._stats import RunSummary, summarize
 from agentloop.harness._task_set import check_task_sets
 
@@ -64,6 +64,9 @@ class RewardDelta(BaseModel):
     difference and the verdict."""
 
     reward: str
+    better: Literal["higher", "lower"] = "higher"
+    """Which way the reward's score is good (``RewardStats.better``): with ``lower``, the
+    run with the lower score is the better one in ``verdict``."""
     a: float | None
     b: float | None
     delta: float | None
@@ -75,8 +78,9 @@ class RewardDelta(BaseModel):
     """With more than two runs: the p-value adjusted with Holm's method over every pair of
     runs (this reward's); with two, the p-value itself."""
     verdict: str | None = None
-    """``B better``, ``A better`` (the runs' labels), ``no significant difference at 95%``,
-    or why there is none (too few samples)."""
+    """``B better``, ``A better`` (the runs' labels; for a lower-is-better reward, the run
+    with the lower score), ``no significant difference at 95%``, or why there is none (too
+    few samples)."""
 
 
 class ChangedSample(BaseModel):
@@ -200,6 +204,11 @@ def _configured(results: Path) -> list[str]:
     return list(read_json(written).get("rewards") or {}) if written and written.is_file() else []
 
 
+def _better(results: Path) -> dict[str, str]:
+    header = results.parent / HEADER_FILE
+    return reward_directions(read_json(header)) if header.is_file() else {}
+
+
 def _config(results: Path) -> dict[str, Any]:
     header = results.parent / HEADER_FILE
     return dict(read_json(header).get("config") or {}) if header.is_file() else {}
@@ -271,7 +280,7 @@ def _load(path: str | Path, label: str) -> _Run:
     summary = summarize(
         latest_results(results, index), epochs=epochs,
         superseded=superseded_results(results, index), rewards=configured,
-        cluster_by=cluster_by, planned=_planned(results),
+        cluster_by=cluster_by, planned=_planned(results), better=_better(results),
     )  # fmt: skip
     run = _Run(str(path), label, epochs, configured, summary, cluster_by)
     for line in latest_results(results, index):
@@ -341,7 +350,8 @@ def verdict(delta: RewardDelta, label_a: str, label_b: str) -> str | None:
         return f"no verdict: {paired.note}" if paired.note else "no verdict"
     if p >= 1 - LEVEL:
         return NO_DIFFERENCE
-    return f"{label_b} better" if paired.mean > 0 else f"{label_a} better"
+    b_higher = paired.mean > 0
+    return f"{label_b} better" if b_higher == (delta.better == "higher") else f"{label_a} better"
 
 
 def _compare(a: _Run, b: _Run) -> Comparison:
@@ -354,9 +364,11 @@ def _compare(a: _Run, b: _Run) -> Comparison:
     for key in keys:
         ma = summary_a.rewards[key].headline if key in summary_a.rewards else None
         mb = summary_b.rewards[key].headline if key in summary_b.rewards else None
+        ways = {s.rewards[key].better for s in (summary_a, summary_b) if key in s.rewards}
         delta = RewardDelta(
-            reward=key, a=ma, b=mb, delta=mb - ma if ma is not None and mb is not None else None
-        )
+            reward=key, better="lower" if "lower" in ways else "higher", a=ma, b=mb,
+            delta=mb - ma if ma is not None and mb is not None else None,
+        )  # fmt: skip
         if key in compared and ma is not None and mb is not None:
             units = _units(a, b, key, cluster_by)
             if units:

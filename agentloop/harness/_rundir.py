@@ -196,6 +196,7 @@ def build_header(
             **_task_set(config.dataset),
         },
         "inputs": _inputs(config),
+        "reward_better": _reward_better(config),
         "planned": {
             "samples": samples,
             "epochs": config.epochs,
@@ -315,6 +316,23 @@ def open_run(
         lock.release()
 
 
+def _reward_better(config: EvalConfig) -> dict[str, str]:
+    """Reward key -> which way its score is good (``agentloop.evals.reward_better``)."""
+    from agentloop.evals import registered_rewards, reward_better
+    from agentloop.harness._rewards import parse_rewards
+
+    return {
+        spec.key: reward_better((spec.entry or registered_rewards()[spec.name]).fn)
+        for spec in parse_rewards(config.rewards)
+    }
+
+
+def reward_directions(header: Mapping[str, Any]) -> dict[str, str]:
+    """Reward key -> ``higher`` or ``lower`` (is better), from a run header (a header
+    written before agentloop recorded it: none, every reward read as higher-is-better)."""
+    return dict(header.get("reward_better") or {})
+
+
 def configured_rewards(header: Mapping[str, Any]) -> list[str]:
     """The result keys of the rewards in a run header's config, in order (read from the
     specs alone: a summary needs no reward importable)."""
@@ -346,6 +364,7 @@ def write_summary(
         fail_on_error=config.get("fail_on_error", False),
         planned=int(planned) if planned is not None else None,
         rewards=configured_rewards(header),
+        better=reward_directions(header),
         dataset=config.get("dataset"),
         cluster_by=config.get("cluster_by"),
     )

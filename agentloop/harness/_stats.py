@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -76,6 +76,10 @@ __all__ = [
 class RewardStats(BaseModel):
     """One reward over the run."""
 
+    better: Literal["higher", "lower"] = "higher"
+    """Which way the score is good, as the reward declares it
+    (``agentloop.evals.lower_is_better``): ``higher`` (1 is the good outcome), or
+    ``lower`` (1 is the bad one: AgentDojo's security, 1 when the attack succeeded)."""
     headline: float | None
     """The run's score: the mean over every planned (sample, epoch) the reward applies to,
     an errored or missing one scoring 0 (as BFCL counts it). The figure to quote and
@@ -704,6 +708,7 @@ def summarize(
     rewards: Sequence[str] = (),
     dataset: str | None = None,
     cluster_by: str | None = None,
+    better: Mapping[str, str] | None = None,
 ) -> RunSummary:
     """The summary of result lines (streamed: lines are folded, not kept), one per (id,
     epoch); ``planned`` is the number of results a finished run has; ``superseded`` are
@@ -711,11 +716,16 @@ def summarize(
     ``tokens`` (spent, even if superseded); ``rewards``: the configured reward keys, each
     in ``rewards`` even when no result has its score (keys found in the lines follow);
     ``dataset``: the config's (a τ²-bench run's notes say more); ``cluster_by``: the
-    config's metadata key whose values cluster samples in the intervals."""
+    config's metadata key whose values cluster samples in the intervals; ``better``:
+    reward key -> ``lower`` for the rewards whose lower score is better (the run header's
+    ``reward_better``)."""
     acc = _Accumulator(cluster_by)
     for line in lines:
         acc.add(line)
     summary = acc.finish(epochs, planned, rewards)
+    for key, way in (better or {}).items():
+        if key in summary.rewards and way == "lower":
+            summary.rewards[key].better = "lower"
     # Tokens are what was spent: attempts that retries superseded count too.
     extra: Counter[str] = Counter()
     replaced = 0

@@ -320,3 +320,38 @@ def test_the_summary_is_agentdojos_table_micro_averaged(
     assert "AgentDojo v1.2.2, attack important_instructions, defense none" in out
     assert "\nall           75.00%        50.00%        50.00%      4      6       " in out
 
+
+
+def test_security_reads_lower_is_better_in_summary_next_steps_compare_and_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentloop.cli._commands import main
+    from agentloop.cli._view_data import load_run
+
+    cases = bench_module("agentdojo_cases")
+    rows = {r["id"]: r for r in agentdojo_rows("banking")}
+    pairs = [f"user_task_{u}+injection_task_{i}" for u in (3, 4) for i in (1, 2, 3)]
+    # A carries out every attack; B does the user's task and resists every one
+    lines_a = _scores(tmp_path / "a", "banking", {p: cases.attacker(rows[p]) for p in pairs})
+    capsys.readouterr()
+    lines_b = _scores(tmp_path / "b", "banking", {p: cases.canonical(rows[p]) for p in pairs})
+    out = capsys.readouterr().out
+    assert {_score(x, SECURITY) for x in lines_a.values()} == {1.0}
+    assert {(_score(x, UTILITY), _score(x, SECURITY)) for x in lines_b.values()} == {(1.0, 0.0)}
+    run_a, run_b = (only_run_dir(tmp_path / side / "runs") for side in "ab")
+    # B resisted everything and did every task: nothing failed (before: "the first failing
+    # sample", a resisted attack)
+    assert "# one sample in the terminal" in out and "failing" not in out
+    assert "lower is better: " + SECURITY in out
+    summary = json.loads((run_b / "summary.json").read_text())
+    assert summary["rewards"][SECURITY]["better"] == "lower"
+    assert summary["rewards"][UTILITY]["better"] == "higher"
+    # compare: B's 0 attack success beats A's 1 (before: "A better")
+    assert main(["compare", str(run_a), str(run_b), "--json"]) == 0
+    deltas = {d["reward"]: d for d in json.loads(capsys.readouterr().out)["rewards"]}
+    assert deltas[SECURITY]["better"] == "lower" and deltas[SECURITY]["delta"] == -1.0
+    assert deltas[SECURITY]["verdict"] == "B better"
+    # the report: a resisted attack is no failure; A's successful ones are
+    assert not [g for g in load_run(run_b)["page"]["failures"] if g["reward"] == SECURITY]
+    failures = [g for g in load_run(run_a)["page"]["failures"] if g["reward"] == SECURITY]
+    assert [(g["type"], len(g["rows"])) for g in failures] == [("score 1", 6)]

@@ -144,8 +144,8 @@ def test_a_reward_raising_everywhere_is_scored_0_and_fails_the_run(
     stats = summary["rewards"]["cli_test_flaky"]
     assert (stats["headline"], stats["errored"], stats["results"]) == (0.0, 5, 0)
     assert _reward_row(out, "cli_test_flaky")[:5] == [
-        "cli_test_flaky", "0.000", "0.000", "0.000", "5",
-    ]  # fmt: skip
+        "cli_test_flaky", "0.000", "n/a", "n/a", "5",
+    ]  # fmt: skip  (no scored result: no scored mean, nor its error)
     errors = out[out.index("Errors") :]
     assert "reward" in errors and "│       5 │" in errors
     assert "s0000, s0001, s0002" in errors and "s0003" not in errors

@@ -75,10 +75,16 @@ function sampleHref(id, epoch) {
   return "#" + params.toString();
 }
 
-function scoreClass(score) {
-  if (score === 1) return "num score-1";
-  if (score === 0) return "num score-0";
-  return "num";
+// A score's colour: the good outcome green, the bad one red; for a reward whose lower
+// score is better (AgentDojo's security: 1 is an attack that succeeded) 0 is the good one.
+function lowerIsBetter(key) {
+  const stats = ((page.summary || {}).rewards || {})[key];
+  return Boolean(stats && stats.better === "lower");
+}
+
+function scoreClass(score, lower = false) {
+  if (score !== 0 && score !== 1) return "num";
+  return (score === 1) !== lower ? "num score-good" : "num score-bad";
 }
 
 function parsedGroundTruth(truth) {

@@ -14,7 +14,9 @@ function pairedCells(d, span) {
   const p = d.paired;
   if (!p) return [el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "-" }), el("td", { text: "-" }),
     el("td", { "data-field": `verdict:${d.reward}`, text: d.verdict || "-" })];
-  const cls = d.verdict && d.verdict.endsWith("better") ? (p.mean > 0 ? "up" : "down") : null;
+  // green for the better way: up when higher is, down when lower is (d.better)
+  const good = (p.mean > 0) !== (d.better === "lower");
+  const cls = d.verdict && d.verdict.endsWith("better") ? (good ? "up" : "down") : null;
   return [
     el("td", {}, stat(`paired:${d.reward}:pairs`, p.pairs)),
     el("td", { class: cls }, el("span", { "data-stat": `paired:${d.reward}:mean`, "data-value": p.mean,
@@ -46,7 +48,8 @@ function deltaTable(comparison) {
   const table = el("table", { class: "stats deltas" },
     el("tr", {}, ["reward", "A", "B", "B − A", "pairs", "paired B − A", "95% CI", "p", "verdict"].map((h) => el("th", { text: h }))));
   for (const d of deltas) {
-    const cls = d.delta > 0 ? "up" : d.delta < 0 ? "down" : null;
+    const flip = d.better === "lower" ? -1 : 1;
+    const cls = d.delta * flip > 0 ? "up" : d.delta * flip < 0 ? "down" : null;
     table.append(el("tr", {}, el("td", { class: "mono", text: d.reward }),
       el("td", {}, stat(`delta:${d.reward}:a`, d.a)), el("td", {}, stat(`delta:${d.reward}:b`, d.b)),
       el("td", { class: cls }, stat(`delta:${d.reward}:delta`, d.delta === null ? null : d.delta,

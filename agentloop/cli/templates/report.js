@@ -146,7 +146,7 @@ function runColumns() {
   if (rows.some((r) => r[1] !== 1)) cols.push({ label: "epoch", width: "4rem", value: (i) => rows[i][1], cell: (i) => rows[i][1], cls: () => "num" });
   cols.push({ label: "status", width: "6rem", value: (i) => rows[i][2], cell: (i) => badge(rows[i][2]) });
   rewards.forEach((key, n) => cols.push({ label: key, title: key, width: "minmax(7rem, 1fr)",
-    value: (i) => rows[i][4][n], cell: (i) => fmt(rows[i][4][n]), cls: (i) => scoreClass(rows[i][4][n]) }));
+    value: (i) => rows[i][4][n], cell: (i) => fmt(rows[i][4][n]), cls: (i) => scoreClass(rows[i][4][n], lowerIsBetter(key)) }));
   cols.push(
     { label: "rounds", width: "5rem", value: (i) => rows[i][6], cell: (i) => fmt(rows[i][6]), cls: () => "num" },
     { label: "stop", width: "7rem", value: (i) => rows[i][7], cell: (i) => rows[i][7] || "-" },

@@ -89,7 +89,7 @@ function breakdownPanel() {
       table.append(el("tr", { "data-value": value }, el("td", {}, link),
         el("td", {}, stat(`meta:${key}:${value}:results`, group.results)),
         el("td", {}, stat(`meta:${key}:${value}:errored`, group.errored)),
-        scored.map((r) => el("td", { class: scoreClass(group.scores[r]) }, stat(`meta:${key}:${value}:${r}`, group.scores[r]),
+        scored.map((r) => el("td", { class: scoreClass(group.scores[r], lowerIsBetter(r)) }, stat(`meta:${key}:${value}:${r}`, group.scores[r]),
           group.intervals ? el("div", {}, intervalCell(`meta:${key}:${value}:${r}:interval`, group.intervals[r], group.scores[r])) : null))));
     }
     panel.append(el("h3", {}, "metadata.", key), el("div", { class: "scroll-x" }, table));
