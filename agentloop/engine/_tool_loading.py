@@ -41,7 +41,8 @@ def _import_module(path: str, kind: str) -> Any:
     if path.endswith(".py") or "/" in path or "\\" in path:
         file = Path(path).expanduser().resolve()
         if not file.is_file():
-            raise ToolLoadError(f"{kind} file not found: {path}")
+            tried = "" if str(file) == path else f" (looked for {file})"
+            raise ToolLoadError(f"{kind} file not found: {path}{tried}")
         name = f"agentloop_user_tools_{abs(hash(str(file)))}"
         if name in sys.modules:
             return sys.modules[name]

@@ -1,10 +1,11 @@
 """Evaluation configs: one YAML file validated by one pydantic model.
 
 The files a config file reads (``dataset``, ``@file`` prompts, ``scripted:<file>`` and
-``replay:<dir>`` model specs) are named relative to the file's folder; ``load_config`` joins
-them to it, so the model holds paths from the working directory, like every path on the
-command line. Where a run writes (``output_dir``, ``cache``) and import paths (``tools``,
-``environment``, ``rewards``) are relative to the working directory.
+``replay:<dir>`` model specs, ``./file.py:name`` import paths of tools, environment and
+rewards) are named relative to the file's folder; ``load_config`` joins them to it, so the
+model holds paths from the working directory, like every path on the command line. Where a
+run writes (``output_dir``, ``cache``) and module paths (``pkg.mod:name``) are relative to
+the working directory.
 
 Reading a file, ``--set`` overrides and the checks beyond one field's type live in
 ``_config_loading``.
@@ -122,7 +123,8 @@ class EvalConfig(BaseModel):
     """Connection options for the provider (base_url, api_key_env, max_retries,
     request_timeout, latency for scripted models, replay_tools, ...)."""
     tools: list[Annotated[Any, AfterValidator(_check_tool)]] = Field(default_factory=list)
-    """Tool import paths (``pkg.mod:name`` or ``./file.py:name``; a class is instantiated
+    """Tool import paths (``pkg.mod:name`` or ``./file.py:name``, a file relative to the config
+    file's folder; a class is instantiated
     afresh for every sample), ``{path: ..., args: {...}}`` for a class with constructor
     arguments, ``{factory: ..., args: {...}}`` for a function returning tools (called for
     every sample and epoch) and ``{mcp: {command: ..., args: [...]} | {url: ...}, tools:

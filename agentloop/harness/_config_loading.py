@@ -8,13 +8,14 @@ it) and the field.
 
 The files a config reads are named relative to the config file's folder (``relative_to``),
 as Inspect AI resolves a task file's own paths: the dataset, ``@file`` prompts and user
-instructions, and the files of ``scripted:`` and ``replay:`` model specs. So a config runs
+instructions, the files of ``scripted:`` and ``replay:`` model specs, and the files of
+``./file.py:name`` import paths (``tools``, ``environment``, ``rewards``). So a config runs
 from any working directory. Values from the command line (``--set``, ``--model``) are
 relative to the working directory, like every path on a command line, and so are the places
-a run writes (``output_dir``, ``cache``) and import paths (``tools``, ``environment``,
-``rewards``: Python finds modules from the working directory). A path that the config's
-folder does not have but the working directory does (a config written before paths were
-the config's own) is kept as written.
+a run writes (``output_dir``, ``cache``) and module paths (``pkg.mod:name``: Python finds
+modules from the working directory). A path that the config's folder does not have but the
+working directory does (a config written before paths were the config's own) is kept as
+written.
 """
 
 from __future__ import annotations
@@ -316,15 +317,63 @@ def _from_folder_spec(folder: Path, spec: Any, prefixes: tuple[str, ...]) -> Any
 _MODEL_FILES = ("scripted:", "replay:")
 
 
+def _from_folder_import(folder: Path, value: Any) -> Any:
+    """An import path naming a file (``./tools.py:name``) with the file's path from
+    ``folder``; a module path (``pkg.mod:name``) as it is (Python finds modules)."""
+    if not isinstance(value, str):
+        return value
+    module, sep, name = value.rpartition(":")
+    if not sep or not module or not (module.endswith(".py") or "/" in module or "\\" in module):
+        return value
+    return f"{_from_folder(folder, module)}:{name}"
+
+
+def _imports_from_folder(result: dict[str, Any], base: Path) -> None:
+    """``tools``, ``environment`` and ``rewards`` with their file paths from ``base``; a
+    reward keyed by its path in ``pass_threshold`` follows its new name."""
+    tools = result.get("tools")
+    if isinstance(tools, list):
+        result["tools"] = [
+            {**t, **{k: _from_folder_import(base, t[k]) for k in ("path", "factory") if k in t}}
+            if isinstance(t, dict) else _from_folder_import(base, t)
+            for t in tools
+        ]  # fmt: skip
+    if "environment" in result:
+        env = result["environment"]
+        if isinstance(env, dict) and "factory" in env:
+            env = {**env, "factory": _from_folder_import(base, env["factory"])}
+        result["environment"] = _from_folder_import(base, env)
+    rewards, renamed = result.get("rewards"), {}
+    if isinstance(rewards, list):
+        moved = []
+        for spec in rewards:
+            name = next(iter(spec)) if isinstance(spec, dict) and len(spec) == 1 else spec
+            new = _from_folder_import(base, name)
+            if new != name:
+                renamed[name] = new
+                spec = {new: spec[name]} if isinstance(spec, dict) else new
+            moved.append(spec)
+        result["rewards"] = moved
+    thresholds = result.get("pass_threshold")
+    if renamed and isinstance(thresholds, dict):
+        moved_keys = {}
+        for key, value in thresholds.items():
+            name, hash_, n = str(key).partition("#")  # name#2: the reward listed again
+            moved_keys[renamed.get(name, name) + hash_ + n] = value
+        result["pass_threshold"] = moved_keys
+
+
 def relative_to(raw: dict[str, Any], folder: str | Path) -> dict[str, Any]:
     """A copy of a config file's mapping with the paths of the files it reads joined to
     the file's ``folder`` (see the module doc): ``dataset`` (not ``bfcl:``, ``tau2:`` or
-    ``agentdojo:``), ``system_prompt`` and ``user.instructions`` given as ``@file``, and the
-    files of ``scripted:`` and ``replay:`` specs in ``model`` and ``user.model``. Values of
-    the wrong type are left for validation to report."""
+    ``agentdojo:``), ``system_prompt`` and ``user.instructions`` given as ``@file``, the
+    files of ``scripted:`` and ``replay:`` specs in ``model`` and ``user.model``, and the
+    files of import paths (``_imports_from_folder``). Values of the wrong type are left for
+    validation to report."""
     from agentloop.benchmarks import agentdojo_suite, bfcl_category, tau2_domain
 
     base, result = Path(folder), dict(raw)
+    _imports_from_folder(result, base)
     dataset = result.get("dataset")
     named = (bfcl_category, tau2_domain, agentdojo_suite)
     if isinstance(dataset, str) and all(f(dataset) is None for f in named):

@@ -142,7 +142,10 @@ def test_bad_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "agentloop: error: --set max_rounds=-1: Input should be greater than or equal to 0\n"
     )
     code, _, err = run_cli(capsys, "run", str(config), "--set", "tools=[./missing.py:add]")
-    assert code == 2 and err == "agentloop: error: tool file not found: ./missing.py\n"
+    assert code == 2 and err == (  # a command line's path: from the working directory
+        "agentloop: error: tool file not found: ./missing.py "
+        f"(looked for {Path.cwd() / 'missing.py'})\n"
+    )
     code, _, err = run_cli(capsys, "run", str(config), "--model", "scripted:missing.json")
     assert code == 2 and err == "agentloop: error: scripted model file not found: missing.json\n"
     # Bad scripted-model options and replies are one line too, not tracebacks.

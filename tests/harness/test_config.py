@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
+from agentloop.cli._commands import main
 from agentloop.errors import ConfigError
 from agentloop.harness import EvalConfig, load_config
 from agentloop.harness._config_loading import apply_overrides, validate_config
-from tests.support.harness import ROOT, write_config
+from tests.support.harness import ROOT, add_setup, only_run_dir, read_results, write_config
 
 BASE: dict[str, Any] = {"model": "scripted:x.json", "dataset": "d.jsonl"}
 
@@ -175,7 +176,7 @@ def test_the_files_a_config_reads_are_relative_to_its_folder(
         "dataset": "data/d.jsonl",
         "system_prompt": "@prompt.md",
         "user": {"model": "scripted:user.json", "instructions": "@user.md"},
-        "tools": ["./mine.py:x"],  # an import path: found from the working directory
+        "tools": ["./mine.py:x", "mine.tools:y"],  # a file beside it; a module path
         "output_dir": "runs",  # where the run writes: the working directory
     }
     path = write_config(folder / "eval.yaml", **fields)
@@ -191,7 +192,7 @@ def test_the_files_a_config_reads_are_relative_to_its_folder(
         "scripted:evals/user.json",
         "@evals/user.md",
     )
-    assert (config.tools, config.output_dir) == (["./mine.py:x"], "runs")
+    assert (config.tools, config.output_dir) == (["evals/mine.py:x", "mine.tools:y"], "runs")
     # from any working directory, and from an absolute config path
     monkeypatch.chdir(folder / "data")
     assert load_config(path).dataset == str(folder / "data" / "d.jsonl")
@@ -206,6 +207,50 @@ def test_the_files_a_config_reads_are_relative_to_its_folder(
         assert load_config(path).dataset == dataset
     write_config(path, **{**fields, "dataset": "nope.jsonl"})
     assert load_config(path).dataset == str(folder / "nope.jsonl")
+
+
+REWARDS_PY = """
+def exact(final_answer: str, answer: str) -> float:
+    return float(final_answer.strip() == answer)
+"""
+
+
+def test_tools_rewards_and_environment_files_are_relative_to_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    add_setup(folder, n=2)
+    (folder / "my_rewards.py").write_text(REWARDS_PY)
+    path = write_config(
+        folder / "eval.yaml", model="scripted:script.json", dataset="data.jsonl",
+        tools=["./mytools.py:add"], rewards=["qa_f1_reward", "./my_rewards.py:exact"],
+        pass_threshold={"./my_rewards.py:exact": 1.0}, output_dir=str(tmp_path / "runs"),
+    )  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # the config's folder is not the working directory
+    assert main(["run", "evals/eval.yaml"]) == 0
+    lines = read_results(only_run_dir(tmp_path / "runs"))
+    assert [line["scores"]["evals/my_rewards.py:exact"]["score"] for line in lines] == [1.0, 1.0]
+    assert all(line["passed"]["evals/my_rewards.py:exact"] for line in lines)
+    # environment factories and tool classes and factories too; module paths as written
+    write_config(
+        path, model="scripted:script.json", dataset="data.jsonl",
+        tools=[{"factory": "./mytools.py:make"}, {"path": "tools/t.py:T"}, "pkg.mod:f"],
+        environment={"factory": "./env.py:make", "args": {"a": 1}},
+    )  # fmt: skip
+    loaded = load_config(Path("evals/eval.yaml"))
+    assert loaded.tools == [{"factory": "evals/mytools.py:make"}, {"path": "evals/tools/t.py:T"},
+                            "pkg.mod:f"]  # fmt: skip
+    assert loaded.environment == {"factory": "evals/env.py:make", "args": {"a": 1}}
+    # a file found nowhere: the error names the path tried, beside the config
+    capsys.readouterr()
+    write_config(path, model="scripted:script.json", dataset="data.jsonl",
+                 tools=["./mytoolz.py:add"])  # fmt: skip
+    assert main(["run", "evals/eval.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        f"agentloop: error: tool file not found: evals/mytoolz.py "
+        f"(looked for {folder / 'mytoolz.py'})\n"
+    )
 
 
 def test_a_path_from_the_working_directory_still_works(

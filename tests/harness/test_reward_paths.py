@@ -197,7 +197,7 @@ def test_dotted_module_paths_and_set_overrides(
     ("reward", "message"),
     [
         ("no.such.module:x", "rewards: cannot import module 'no.such.module'"),
-        ("./missing_rewards.py:x", "rewards: reward file not found: ./missing_rewards.py"),
+        ("./missing_rewards.py:x", r"rewards: reward file not found: \S+/missing_rewards.py$"),
         ("{file}:nothing", "rewards: .* has no attribute 'nothing'"),
         ("{file}:NOT_CALLABLE", "rewards: .*:NOT_CALLABLE is not callable"),
         (
