@@ -134,7 +134,7 @@ def once(final_answer, answer, row, metadata):
         seen.add(row["id"])
     return float(str(answer) in (final_answer or ""))
 """
-ONCE_KEY = "./once.py:once"
+ONCE_KEY = "./once.py:once"  # beside the config: keyed by its resolved path
 
 
 def _once_run(tmp: Path, always: set[int], wrong: set[int]) -> Path:
@@ -159,7 +159,7 @@ def test_a_reward_applying_to_some_epochs_counts_the_same_results_above_and_belo
     # 2 + 3 of 4 + 4 applicable results right (before: 6 scored ones over 4 slots, 1.5)
     monkeypatch.chdir(tmp_path)
     run = _once_run(tmp_path, always={4, 5}, wrong={0, 4})
-    stats = json.loads((run / "summary.json").read_text())["rewards"][ONCE_KEY]
+    (stats,) = json.loads((run / "summary.json").read_text())["rewards"].values()
     assert stats["headline"] == pytest.approx(5 / 8)
     assert (stats["not_applicable"], stats["errored"], stats["results"]) == (4, 0, 8)
     assert stats["pass_rate"] == pytest.approx(5 / 8)
@@ -178,7 +178,7 @@ def test_every_sample_with_an_epoch_it_does_not_apply_to_still_has_a_summary(
     # before: ZeroDivisionError in run and summary, and no summary.json
     monkeypatch.chdir(tmp_path)
     run = _once_run(tmp_path, always=set(), wrong={1})
-    stats = json.loads((run / "summary.json").read_text())["rewards"][ONCE_KEY]
+    (stats,) = json.loads((run / "summary.json").read_text())["rewards"].values()
     assert stats["headline"] == pytest.approx(5 / 6)
     assert (stats["not_applicable"], stats["results"]) == (6, 6)
     capsys.readouterr()
