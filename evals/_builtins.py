@@ -110,11 +110,15 @@ def _check_match(params: dict[str, Any]) -> None:
         schema_index(params["schema"])
 
 
-register_reward("qa_f1_reward", _qa)
-register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools)
-register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools)
-register_reward("answer_match", _answer, pass_threshold=1.0, check=_check_answer)
-register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0)
-register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match)
-register_reward("bfcl_verdict", bfcl_verdict, pass_threshold=1.0)
-register_reward("llm_judge", llm_judge, pass_threshold=1.0, check=check_llm_judge)
+_ANSWER, _TRUTH = frozenset({"answer"}), frozenset({"ground_truth"})
+register_reward("qa_f1_reward", _qa, needs=_ANSWER)
+register_reward("qa_f1_reward_format", _qa_format, check=_check_min_tools, needs=_ANSWER)
+register_reward("qa_f1_reward_tool", _qa_format, check=_check_min_tools, needs=_ANSWER)
+register_reward("answer_match", _answer, pass_threshold=1.0, check=_check_answer, needs=_ANSWER)
+register_reward("exact_tool_match_reward", _exact, pass_threshold=1.0, needs=_TRUTH)
+register_reward("tool_call_match", _match, pass_threshold=1.0, check=_check_match, needs=_TRUTH)
+register_reward("bfcl_verdict", bfcl_verdict, pass_threshold=1.0, needs=_TRUTH)
+# A judge may grade against its instructions alone.
+register_reward(
+    "llm_judge", llm_judge, pass_threshold=1.0, check=check_llm_judge, needs=frozenset()
+)

@@ -168,6 +168,9 @@ class RewardEntry:
     """The function has a ``judge`` parameter: the config's ``judge`` (a model spec),
     ``judge_params`` and ``judge_options`` describe a model, and the function is given a
     :class:`~agentloop.evals._judge.Judge` to ask (see ``agentloop.evals._judge``)."""
+    needs: frozenset[str] = frozenset()
+    """The row fields without which the reward can only score 0 (``answer``,
+    ``ground_truth``): a run whose rows have none of one is a config error."""
 
 
 @dataclass(frozen=True)
@@ -202,22 +205,42 @@ class SampleScore(BaseModel):
 _REGISTRY: dict[str, RewardEntry] = {}
 
 
+# The row field of an input that a reward taking it without a default cannot do without.
+# Not ``ground_truth``: the reference's signature ``(messages, ground_truth)`` takes it
+# whether it reads it or not.
+_FIELD_OF_INPUT = {"answer": "answer", "expected_calls": "ground_truth"}
+
+
+def _needed_fields(fn: RewardFn) -> frozenset[str]:
+    """The row fields of the inputs ``fn`` takes without a default."""
+    parameters = inspect.signature(fn).parameters.values()
+    return frozenset(
+        _FIELD_OF_INPUT[p.name]
+        for p in parameters
+        if p.name in _FIELD_OF_INPUT and p.default is p.empty and p.kind is not p.VAR_KEYWORD
+    )
+
+
 def reward_entry(
     name: str,
     fn: RewardFn,
     *,
     pass_threshold: float | None = None,
     check: Callable[[dict[str, Any]], None] | None = None,
+    needs: frozenset[str] | None = None,
 ) -> RewardEntry:
     """An entry for ``fn`` (not registered): its inputs and parameters read from its
-    signature. ValueError (one line) when it cannot be called by name.
+    signature. ``needs``: the row fields it cannot score without (default: ``answer`` when
+    it takes ``answer`` without a default, ``ground_truth`` for ``expected_calls``).
+    ValueError (one line) when it cannot be called by name.
 
-    >>> entry = reward_entry("short", lambda final_answer, max_words=5: 1.0)
-    >>> entry.inputs, entry.params
-    (('final_answer',), frozenset({'max_words'}))
+    >>> entry = reward_entry("short", lambda final_answer, answer, max_words=5: 1.0)
+    >>> entry.inputs, entry.params, entry.needs
+    (('final_answer', 'answer'), frozenset({'max_words'}), frozenset({'answer'}))
     """
     inputs, params, required, judged = read_signature(name, fn)
-    return RewardEntry(name, fn, pass_threshold, params, check, inputs, required, judged)
+    needed = _needed_fields(fn) if needs is None else needs
+    return RewardEntry(name, fn, pass_threshold, params, check, inputs, required, judged, needed)
 
 
 def register_reward(
@@ -226,12 +249,14 @@ def register_reward(
     *,
     pass_threshold: float | None = None,
     check: Callable[[dict[str, Any]], None] | None = None,
+    needs: frozenset[str] | None = None,
     replace: bool = False,
 ) -> RewardFn:
     """Register a reward function under ``name`` (see the module doc for how it is called).
 
-    Inputs and the parameters a config may pass are read from the signature.
-    Registering a taken name raises ValueError unless ``replace``; names with a ``:``
+    Inputs and the parameters a config may pass are read from the signature; ``needs``
+    names the row fields it cannot score without (see :func:`reward_entry`). Registering
+    a taken name raises ValueError unless ``replace``; names with a ``:``
     are import paths and cannot be registered. Returns ``fn``.
 
     >>> from agentloop.evals._qa import qa_f1_reward
@@ -247,7 +272,9 @@ def register_reward(
         raise ValueError(f"reward name {name!r} has a ':', which marks an import path")
     if not replace and name in _REGISTRY:
         raise ValueError(f"reward {name!r} is already registered (pass replace=True)")
-    _REGISTRY[name] = reward_entry(name, fn, pass_threshold=pass_threshold, check=check)
+    _REGISTRY[name] = reward_entry(
+        name, fn, pass_threshold=pass_threshold, check=check, needs=needs
+    )
     return fn
 
 

@@ -19,7 +19,8 @@ configured). ``ground_truth`` then holds ``{"turns": [{"tool_calls": [...]}, ...
 one entry per turn, the first turn's first. ``environment`` is any JSON; the config's
 environment factory reads it from the row (``agentloop.harness._environment``).
 
-Other top-level fields are ignored. The trailing assistant and tool messages after
+Other top-level fields are read by nothing: the run warns about each before the first
+sample (``agentloop.harness._row_fields``). The trailing assistant and tool messages after
 the last user or system message are the *recorded generation*: ``mode: score``
 scores them as they are, ``mode: generate`` strips them and asks the model anew; the
 same holds for each later turn's messages.
@@ -62,6 +63,7 @@ from agentloop.benchmarks import (
 )
 from agentloop.errors import DatasetError
 from agentloop.harness._bound_tools import RowTools
+from agentloop.harness._row_fields import RowFields
 from agentloop.harness._rows import Mode, Sample, parse_line
 
 __all__ = ["DatasetScan", "LineProblem", "iter_samples", "scan_dataset"]
@@ -93,6 +95,8 @@ class DatasetScan:
     """Names of the tool schemas the valid rows declare (to check ``tool_choice``)."""
     row_tools: RowTools = field(default_factory=RowTools)
     """What the valid rows bind and expect (``agentloop.harness._bound_tools``)."""
+    row_fields: RowFields = field(default_factory=RowFields)
+    """Which fields the valid rows have (``agentloop.harness._row_fields``)."""
 
     def raise_if_invalid(self) -> None:
         """Raise ``DatasetError`` when there is nothing to run or a line is bad (each bad
@@ -207,7 +211,7 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
     digest = hashlib.sha256()
     valid, problems = 0, []
     names: set[str] = set()
-    row_tools = RowTools()
+    row_tools, row_fields = RowTools(), RowFields()
     for item in _walk(file, mode, digest):
         if isinstance(item, LineProblem):
             problems.append(item)
@@ -215,7 +219,10 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
             valid += 1
             names.update(item.tool_names)
             row_tools.add(item)
-    return DatasetScan(str(file), digest.hexdigest(), valid, problems, names, row_tools)
+            row_fields.add(item)
+    return DatasetScan(
+        str(file), digest.hexdigest(), valid, problems, names, row_tools, row_fields
+    )
 
 
 def iter_samples(path: str | Path, mode: Mode = "generate") -> Iterator[Sample]:

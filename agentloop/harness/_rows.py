@@ -16,9 +16,13 @@ from agentloop._tool_calls import read_call
 from agentloop.evals import ExpectedCall, check_matchers, expected_calls
 from agentloop.harness._prompt import recorded_generation_start
 
-__all__ = ["Mode", "Sample", "parse_line"]
+__all__ = ["ROW_FIELDS", "Mode", "Sample", "parse_line"]
 
 Mode = Literal["generate", "score"]
+
+ROW_FIELDS = ("id", "messages", "tools", "ground_truth", "answer", "metadata", "turns",
+              "environment", "user_scenario")  # fmt: skip
+"""The top-level fields agentloop reads from a row; any other is read by nothing."""
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
@@ -45,6 +49,9 @@ class Sample:
     expected_calls: tuple[ExpectedCall, ...] | None = None
     """The ground truth's calls compiled once, when the row is read, for every epoch's
     tool-call rewards (the reward input ``expected_calls``); None without a ground truth."""
+    unread: tuple[str, ...] = ()
+    """The row's top-level fields that are not in ``ROW_FIELDS``: nothing reads them (not a
+    reward, a tool factory nor a template: they see the row as ``ROW_FIELDS``)."""
 
     @property
     def conversation(self) -> bool:
@@ -288,4 +295,5 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         environment=row.get("environment"),
         user_scenario=row.get("user_scenario"),
         expected_calls=expected,
+        unread=tuple(k for k in row if k not in ROW_FIELDS),
     )

@@ -29,6 +29,7 @@ from agentloop.harness._prompt import (
     wire_messages,
     with_system_prompt,
 )
+from agentloop.harness._row_fields import check_row_fields
 from agentloop.harness._rows import Sample
 from agentloop.harness._run_files import Scrubber, encode_result, utc_now
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
@@ -70,7 +71,8 @@ class Prepared:
     (it needs the open model source's endpoint)."""
     warnings: list[str] = field(default_factory=list)
     """What the checks found that does not stop the run (one line each): ground truth that
-    can never match (``agentloop.harness._bound_tools``)."""
+    can never match (``agentloop.harness._bound_tools``), row fields nothing reads or that
+    a reward misses (``agentloop.harness._row_fields``)."""
 
     def pricing_for(self, source: ModelSource, side: str = "agent") -> Pricing:
         """The pricing (``agentloop.harness._cost``) of the agent's model or, ``side="user"``,
@@ -119,6 +121,7 @@ def prepare(
     source = config_path or "config"
     check_tool_choice(config, names, source)
     warnings = check_row_tools(config, scan.row_tools, rewards, tools.names, source)
+    warnings += check_row_fields(config, scan.row_fields, rewards, source)
     return Prepared(
         config=config,
         config_path=config_path,

@@ -125,7 +125,8 @@ def test_schema_row_on_rows_without_schemas_is_an_error_before_anything_runs(
     )
     assert not (tmp_path / "runs").exists()  # it used to error every sample at run time
     # rows that all bring their schemas run
-    write_jsonl(tmp_path / "data.jsonl", [add_row(0, tools=[WEATHER])])
+    row = add_row(0, tools=[WEATHER], ground_truth=expecting("get_weather"))
+    write_jsonl(tmp_path / "data.jsonl", [row])
     assert run_cli(capsys, "run", str(config))[0] == 0
 
 

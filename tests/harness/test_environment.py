@@ -171,7 +171,8 @@ def test_ground_truth_with_matchers_cannot_be_executed(tmp_path: Path) -> None:
 
 
 def test_without_environment_rewards_the_ground_truth_is_not_executed(tmp_path: Path) -> None:
-    config = setup(tmp_path, [box_row(0)], PUT_PEN, rewards=["qa_f1_reward"], epochs=1)
+    row = box_row(0, answer="done")
+    config = setup(tmp_path, [row], PUT_PEN, rewards=["qa_f1_reward"], epochs=1)
     assert main(["run", str(config)]) == 0
     made = (tmp_path / "calls.log").read_text().splitlines()
     assert len(made) == 2  # the dry build and the agent's environment, no ground-truth run

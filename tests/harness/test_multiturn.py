@@ -241,7 +241,8 @@ def test_a_resume_refuses_an_environment_whose_code_changed(
 def test_re_scoring_refuses_state_rewards_up_front_and_keeps_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = setup(tmp_path, [bank_row(0)], rewards=["env_state_match", "qa_f1_reward"])
+    rows = [bank_row(0, answer="done")]
+    config = setup(tmp_path, rows, rewards=["env_state_match", "qa_f1_reward"])
     assert main(["run", str(config)]) == 0
     run_dir = only_run_dir(tmp_path / "runs")
     before = sorted(p.name for p in run_dir.iterdir())

@@ -55,7 +55,8 @@ def long_text(n: int) -> str:
 def _setup(tmp_path: Path, replies: list[Any], **config: Any) -> Path:
     tools = tmp_path / "span_tools.py"
     tools.write_text(SPAN_TOOLS)
-    row = {"id": "q", "messages": [{"role": "user", "content": "go"}]}
+    row = {"id": "q", "messages": [{"role": "user", "content": "go"}],
+           "ground_truth": {"tool_calls": [{"name": "span", "arguments": {"label": "x"}}]}}
     data = write_jsonl(tmp_path / "d.jsonl", [row])
     script = write_json(tmp_path / "s.json", replies)
     return write_config(
