@@ -1,10 +1,13 @@
-"""Test-wide guards: no request leaves the machine."""
+"""Test-wide guards: no request leaves the machine; this installation's command on PATH."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,3 +82,11 @@ def _no_proxy_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _agentloop_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The commands the CLI prints say `agentloop` when this installation's command is on
+    # PATH, as in an activated environment; tests/cli/test_command_name.py tests the others.
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))

