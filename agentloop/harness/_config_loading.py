@@ -230,6 +230,9 @@ def validate_config(
     return config
 
 
+_TOOL_CHOICES = ("auto", "required", "none", "any")  # "any": LangChain's alias of "required"
+
+
 def check_tool_choice(config: EvalConfig, bound: Iterable[str], source: str = "config") -> None:
     """``ConfigError`` when ``tool_choice`` names a tool (by name or as an OpenAI dict) that
     is not in ``bound``, the configured tools and the rows' schemas: every request
@@ -241,14 +244,16 @@ def check_tool_choice(config: EvalConfig, bound: Iterable[str], source: str = "c
     if isinstance(choice, dict):
         function = choice.get("function")
         name = function.get("name") if isinstance(function, dict) else None
-    else:  # "any" is LangChain's alias of "required"
-        name = None if choice in (None, "auto", "required", "none", "any") else choice
+    else:
+        name = None if choice is None or choice in _TOOL_CHOICES else choice
     known = sorted(set(bound))
     if config.mode == "score" or not isinstance(name, str) or name in known:
         return
-    close = difflib.get_close_matches(name, known, n=1)
+    close = difflib.get_close_matches(name, [*known, *_TOOL_CHOICES], n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     problem = f"tool_choice: no row binds a tool named {name!r} "
+    if close and close[0] in _TOOL_CHOICES:  # a misspelt keyword, not a tool
+        problem = f"tool_choice: {name!r} is not {', '.join(_TOOL_CHOICES)} nor a tool a row binds "
     raise ConfigError(
         blame(config, f"{problem}(tools: {', '.join(known) or 'none'}{hint})", source)
     )

@@ -302,3 +302,19 @@ def test_shipped_configs_validate(name: str) -> None:
         overrides={"model": f"scripted:configs/scripts/{name}.json"},
     )
     assert config.rewards
+
+
+def test_a_misspelt_tool_choice_gets_a_did_you_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=1, tool_choice="requred")
+    assert main(["run", str(config)]) == 2
+    assert capsys.readouterr().err == (
+        f"agentloop: error: {config}: tool_choice: 'requred' is not auto, required, none, any "
+        "nor a tool a row binds (tools: add; did you mean 'required'?)\n"
+    )
+    assert main(["run", str(config), "--set", "tool_choice=ad"]) == 2  # a tool's name
+    assert capsys.readouterr().err == (
+        "agentloop: error: --set tool_choice=ad: no row binds a tool named 'ad' "
+        "(tools: add; did you mean 'add'?)\n"
+    )
