@@ -133,18 +133,26 @@ def _scores(detail: Mapping[str, Any]) -> list[RenderableType]:
     return out
 
 
+def _arguments_parsed(holder: dict[str, Any]) -> dict[str, Any]:
+    """``holder`` with its ``arguments`` parsed when they are a JSON text."""
+    if isinstance(holder.get("arguments"), str):
+        with contextlib.suppress(ValueError):
+            return {**holder, "arguments": json.loads(holder["arguments"])}
+    return holder
+
+
 def _expected(detail: Mapping[str, Any]) -> list[RenderableType]:
     answer = detail.get("answer")
     truth = detail.get("ground_truth")
     calls = (truth or {}).get("tool_calls") if isinstance(truth, dict) else None
     if isinstance(truth, dict) and isinstance(calls, list):  # arguments: shown parsed
         shown = []
-        for call in calls:
-            call = call if isinstance(call, dict) else {"call": call}
-            function = dict(call.get("function") or {})
-            with contextlib.suppress(TypeError, ValueError):
-                function["arguments"] = json.loads(function.get("arguments") or "")
-            shown.append({**call, "function": function})
+        for call in calls:  # OpenAI's form or the short one ({name, arguments}), as written
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                call = {**call, "function": _arguments_parsed(call["function"])}
+            elif isinstance(call, dict):
+                call = _arguments_parsed(call)
+            shown.append(call)
         truth = {**truth, "tool_calls": shown}
     return [
         Rule("Expected", align="left"),

@@ -71,3 +71,22 @@ def test_a_rescored_results_file_shows_its_scores(run_dir: Path, tmp_path: Path,
     assert code == 0 and "qa_f1_reward_format  1.0" in out and "tool_call_match" not in out
     code, _, err = _show(capsys, str(rescored), "nope")
     assert code == 2 and err == f"agentloop: error: {rescored}: no result for sample 'nope'\n"
+
+
+def test_expected_calls_are_shown_as_written(tmp_path: Path, capsys) -> None:
+    from tests.support.harness import add_row, add_setup, only_run_dir, write_jsonl
+
+    config = add_setup(tmp_path, n=2, rewards=["tool_call_match"], pass_threshold={})
+    short = {"name": "add", "arguments": {"a": 0, "b": 1}}  # the short form, no "function"
+    openai = {"type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}}
+    write_jsonl(tmp_path / "data.jsonl", [
+        add_row(0, ground_truth={"tool_calls": [short]}),
+        add_row(1, ground_truth={"tool_calls": [openai]}),
+    ])  # fmt: skip
+    assert main(["run", str(config)]) == 0
+    run = str(only_run_dir(tmp_path / "runs"))
+    capsys.readouterr()
+    code, out, _ = _show(capsys, run, "s0000")
+    assert code == 0 and '"function"' not in out and '"a": 0' in out
+    code, out, _ = _show(capsys, run, "s0001")  # OpenAI's form: its arguments parsed
+    assert code == 0 and '"function": {' in out and '"a": 1' in out
