@@ -19,7 +19,7 @@ from agentloop.engine import ContentCallParser, Trajectory, run_agent
 from agentloop.errors import ConfigError
 from agentloop.harness._bound_tools import check_row_tools
 from agentloop.harness._config import EvalConfig
-from agentloop.harness._config_loading import check_tool_choice
+from agentloop.harness._config_loading import blame, check_tool_choice
 from agentloop.harness._cost import Pricing, resolve_pricing, sample_cost
 from agentloop.harness._dataset import DatasetScan, iter_samples, scan_dataset
 from agentloop.harness._environment import EnvironmentFactory, environment_input, recorded_states
@@ -33,7 +33,7 @@ from agentloop.harness._row_fields import check_row_fields
 from agentloop.harness._rows import Sample
 from agentloop.harness._run_files import Scrubber, encode_result, utc_now
 from agentloop.harness._scoring import RewardPlan, ToolSet, recorded_trajectory
-from agentloop.harness._selection import Selection, select_rows
+from agentloop.harness._selection import Selection, iter_selected, select_rows
 from agentloop.harness._tools import sample_row, turn_plan
 from agentloop.harness._user import simulated_user
 from agentloop.models import ModelSource
@@ -95,6 +95,27 @@ def _content_parser(config: EvalConfig) -> ContentCallParser | None:
     return parse_content_tool_calls
 
 
+def _check_scripts(config: EvalConfig, selection: Selection, source: str) -> None:
+    """A ``scripted:`` model (the user's too) without replies for a selected row is a
+    config error before the first sample, not that sample's error at run time."""
+    specs = [("model", config.model), ("user.model", config.user.model if config.user else None)]
+    scripted = [(f, s) for f, s in specs if isinstance(s, str) and s.startswith("scripted:")]
+    if not scripted or config.mode == "score":
+        return
+    from agentloop.models import missing_scripts
+
+    ids = [sample.id for sample in iter_selected(config, selection)]
+    for field_name, spec in scripted:
+        missing = missing_scripts(spec, ids)  # an unreadable file: the provider's error
+        if missing:
+            shown = ", ".join(repr(i) for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+            problem = (
+                f"{field_name}: {spec.partition(':')[2]} has no replies for {len(missing)} of "
+                f"the {len(ids)} rows to run ({shown}) and no '*' for them"
+            )
+            raise ConfigError(blame(config, problem, source))
+
+
 def prepare(
     config: EvalConfig,
     config_path: str | None = None,
@@ -120,6 +141,7 @@ def prepare(
     names = [*tools.names, *scan.tool_names, *(environment.names if environment else [])]
     source = config_path or "config"
     check_tool_choice(config, names, source)
+    _check_scripts(config, selection, source)
     warnings = check_row_tools(config, scan.row_tools, rewards, tools.names, source)
     warnings += check_row_fields(config, scan.row_fields, rewards, source)
     return Prepared(

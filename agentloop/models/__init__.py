@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         register_provider,
     )
     from agentloop.models._recording import request_signature
+    from agentloop.models._scripted import missing_scripts
 else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
     from agentloop._lazy_exports import lazy_exports
 
@@ -45,6 +46,7 @@ else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
                 "register_provider",
             ],
             "agentloop.models._recording": ["request_signature"],
+            "agentloop.models._scripted": ["missing_scripts"],
         },
     )
     del lazy_exports
@@ -55,6 +57,7 @@ __all__ = [
     "ProviderFactory",
     "check_spec",
     "follow_options",
+    "missing_scripts",
     "open_model",
     "register_provider",
     "request_signature",

@@ -14,6 +14,7 @@ checked like every provider's, so a typo in a config fails here as it would unde
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,39 @@ from agentloop.errors import ModelSpecError
 from agentloop.models._base import ModelSource, ProviderFactory, check_param_names
 from agentloop.testing import ScriptedChatModel, to_ai_message
 
-__all__ = ["FACTORIES", "ScriptedSource"]
+__all__ = ["FACTORIES", "ScriptedSource", "missing_scripts", "read_script"]
+
+
+def read_script(path: str) -> dict[str, list[Any]]:
+    """A script file's replies by sample id (``"*"``: every other sample), as written;
+    ``ModelSpecError`` (one line) when it is missing or not a script."""
+    file = Path(path)
+    if not file.is_file():
+        raise ModelSpecError(f"scripted model file not found: {path}")
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ModelSpecError(f"cannot read scripted model file {path}: {exc}") from exc
+    if isinstance(data, list):
+        data = {"*": data}
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise ModelSpecError(
+            f"{path}: a script is a list of replies or an object of sample id -> replies"
+        )
+    return {str(k): v for k, v in data.items()}
+
+
+def missing_scripts(spec: str, sample_ids: Iterable[str]) -> list[str]:
+    """The ids among ``sample_ids`` that the ``scripted:<file>`` spec has no replies for
+    (none when it has ``"*"``, or is not a scripted spec), in order, each once."""
+    prefix, _, path = spec.partition(":")
+    if prefix != "scripted" or not path:
+        return []
+    scripts = read_script(path)
+    if "*" in scripts:
+        return []
+    return list(dict.fromkeys(i for i in sample_ids if i not in scripts))
 
 
 class ScriptedSource(ModelSource):
@@ -40,20 +73,7 @@ class ScriptedSource(ModelSource):
                 f"unknown scripted model option(s): {', '.join(sorted(unknown))}; known: latency"
             )
         check_param_names(params)
-        file = Path(path)
-        if not file.is_file():
-            raise ModelSpecError(f"scripted model file not found: {path}")
-        try:
-            text = file.read_text(encoding="utf-8")
-            data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
-        except (OSError, ValueError, yaml.YAMLError) as exc:
-            raise ModelSpecError(f"cannot read scripted model file {path}: {exc}") from exc
-        if isinstance(data, list):
-            data = {"*": data}
-        if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
-            raise ModelSpecError(
-                f"{path}: a script is a list of replies or an object of sample id -> replies"
-            )
+        data = read_script(path)
         try:
             self.scripts = {str(k): [to_ai_message(r) for r in v] for k, v in data.items()}
         except (TypeError, ValueError, KeyError, AttributeError) as exc:

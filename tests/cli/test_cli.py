@@ -186,7 +186,7 @@ def test_bad_dataset_lists_lines_and_exits_2(
 def test_fail_on_error_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = add_setup(tmp_path, n=4)
     script = add_script(4)
-    del script["s0001"], script["s0002"]  # no replies: these samples error
+    script["s0001"] = script["s0002"] = []  # no replies: these samples error
     write_json(tmp_path / "script.json", script)
     code, _, err = run_cli(capsys, "run", str(config), "--set", "fail_on_error=1")
     assert (

@@ -236,7 +236,7 @@ def test_resume_without_config_names_a_password_masked_inside_a_url(
 
 def test_errored_results_are_not_run_again(tmp_path: Path) -> None:
     config = add_setup(tmp_path, n=3)
-    (tmp_path / "script.json").write_text(json.dumps({}))  # every sample errors
+    (tmp_path / "script.json").write_text(json.dumps({"*": []}))  # every sample errors
     assert main(["run", str(config)]) == 1  # a run whose every result errored fails
     run_dir = only_run_dir(tmp_path / "runs")
     assert {r["status"] for r in read_results(run_dir)} == {"error"}

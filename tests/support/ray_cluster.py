@@ -180,11 +180,11 @@ def results_by_pair(run_dir: Path) -> dict[tuple[str, int], Any]:
 
 
 def ray_setup(tmp: Path, n: int, **config: Any) -> Path:
-    """``add_setup`` with the pid-noting tools; the last row has no script (an error)."""
+    """``add_setup`` with the pid-noting tools; the last row has no replies (an error)."""
     (tmp / "pidtools.py").write_text(PID_TOOLS)
     config.setdefault("tools", [f"{tmp / 'pidtools.py'}:add"])
     path = add_setup(tmp, n=n, **config)
     script = json.loads((tmp / "script.json").read_text())
-    del script[f"s{n - 1:04d}"]
+    script[f"s{n - 1:04d}"] = []  # no replies: it errors
     write_json(tmp / "script.json", script)
     return path
