@@ -33,6 +33,7 @@ __all__ = [
     "MAX_QUERY_LENGTH",
     "CorpusIndex",
     "Passage",
+    "finds",
     "fts5_available",
     "load_corpus",
     "parse_corpus",
@@ -210,3 +211,17 @@ def search(query: str, k: int = 3) -> list[Passage]:
         k: How many passages to return, from 1 to 10.
     """
     return _DEFAULT_INDEX.search(query, k)
+
+
+def finds(query: object, *, passage: str, k: int = 3) -> bool:
+    """Whether ``search(query, k)`` returns the passage whose id is ``passage``: a
+    ground-truth matcher for the query, which is free text
+    (``{"$match": "agentloop.tools.search:finds", "passage": "vellmora"}``); a query the
+    tool rejects finds nothing. ``k``: the tool's default."""
+    if not isinstance(query, str):
+        return False
+    try:
+        found = _DEFAULT_INDEX.search(query, k)
+    except ToolException:
+        return False
+    return any(p["id"] == passage for p in found)

@@ -18,7 +18,7 @@ from typing import Literal, NamedTuple
 import anyio
 from langchain_core.tools import ToolException, tool
 
-__all__ = ["KNOWN_LOCATIONS", "get_weather", "lookup_weather", "to_celsius"]
+__all__ = ["KNOWN_LOCATIONS", "get_weather", "lookup_weather", "same_location", "to_celsius"]
 
 Unit = Literal["celsius", "fahrenheit"]
 
@@ -84,6 +84,17 @@ _INDEX = _build_index()
 def to_celsius(fahrenheit: int) -> int:
     """Convert a Fahrenheit temperature to whole degrees Celsius."""
     return round((fahrenheit - 32) * 5 / 9)
+
+
+def same_location(value: object, *, location: str) -> bool:
+    """Whether the tool reads ``value`` as the city ``location`` names: a ground-truth
+    matcher (``{"$match": "agentloop.tools.weather:same_location", "location": "Miami"}``)
+    that accepts every name the tool answers for that city (``Miami``, ``Miami, FL``,
+    ``miami``), as the schema's "city and state" invites, and nothing it rejects."""
+    city = _INDEX.get(_normalize(location))
+    if city is None:
+        raise ValueError(f"same_location: unknown location {location!r}")
+    return isinstance(value, str) and _INDEX.get(_normalize(value)) is city
 
 
 def lookup_weather(location: str, unit: str = "fahrenheit") -> dict[str, object]:

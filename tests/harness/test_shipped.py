@@ -32,11 +32,11 @@ def _at_root() -> Iterator[None]:
         os.chdir(before)
 
 
-def run_shipped(name: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
+def run_shipped(name: str, tmp_path: Path, **overrides: Any) -> dict[str, dict[str, Any]]:
     path = f"configs/{name}.yaml"
+    model = f"scripted:configs/scripts/{name}.json"
     config = load_config(
-        path,
-        overrides={"model": f"scripted:configs/scripts/{name}.json", "output_dir": str(tmp_path)},
+        path, overrides={"model": model, "output_dir": str(tmp_path), **overrides}
     )
     outcome = run_eval_sync(config, config_path=path)
     assert outcome.exit_code == 0 and outcome.summary.errored == 0
@@ -58,10 +58,10 @@ def answers(line: dict[str, Any]) -> list[str]:
 def test_quickstart(tmp_path: Path) -> None:
     lines = run_shipped("quickstart", tmp_path)
     assert len(lines) == 25
-    # The script answers one task verbosely and searches another with other keywords,
-    # which still matches: the config ignores search arguments (free-text queries).
-    qa = dict.fromkeys(lines, 1.0) | {"qs-brassfield-inventor": 0.5}
-    assert scores(lines, "qa_f1_reward_format") == qa
+    # The script answers one task with a sentence, which the rows' instructions rule out.
+    assert scores(lines, "answer_match") == dict.fromkeys(lines, 1.0) | {
+        "qs-brassfield-inventor": 0.0
+    }
     assert scores(lines, "tool_call_match") == dict.fromkeys(lines, 1.0)
     for line in lines.values():
         # One forced tool call, run for real, then the answer.
@@ -71,6 +71,45 @@ def test_quickstart(tmp_path: Path) -> None:
         for step in line["metadata"]["steps"]:
             assert step.get("expect", "") in text, (line["id"], step)
         assert any(normalize_answer(a) in normalize_answer(text) for a in answers(line))
+
+
+def _call(name: str, **args: Any) -> dict[str, Any]:
+    function = {"name": name, "arguments": json.dumps(args)}
+    return {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": function}]}  # fmt: skip
+
+
+def test_quickstart_scores_the_arguments_that_decide_the_answer(tmp_path: Path) -> None:
+    # What the demo's 270M model did: a search the tool rejected (k out of range) used to
+    # pass, as the config ignored search's arguments; "Miami, FL", which the tool answered
+    # and its schema asks for ("city and state"), used to fail; a raw <tool_call> text in
+    # place of the answer got partial credit.
+    raw = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Miami, FL"}}'
+    script = {
+        "qs-miami": [_call("get_weather", location="Miami, FL"), "79"],
+        "qs-cairo": [_call("get_weather", location="Cairo, Egypt", unit="fahrenheit"), raw],
+        "qs-tokyo-celsius": [_call("get_weather", location="Tokyo", unit="fahrenheit"), "64"],
+        "qs-vellmora-capital": [_call("search", query="capital of Vellmora", k=10**15), "?"],
+        "qs-glass-tide-planet": [_call("search", query="The Glass Tide", k=5), "Nereth."],
+        "qs-comet-discoverer": [_call("search", query="capital of Vellmora"), "Tomas Rell"],
+        "qs-add": [_call("calculator", expression="4821+1379"), "6,200"],
+    }
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    ids = list(script)
+    lines = run_shipped("quickstart", tmp_path, model=f"scripted:{path}", sample_ids=ids)
+    assert scores(lines, "tool_call_match") == {
+        "qs-miami": 1.0, "qs-cairo": 1.0, "qs-tokyo-celsius": 0.0,
+        "qs-vellmora-capital": 0.0, "qs-glass-tide-planet": 1.0,
+        "qs-comet-discoverer": 0.0, "qs-add": 1.0,
+    }  # fmt: skip
+    assert scores(lines, "answer_match") == {
+        "qs-miami": 1.0, "qs-cairo": 0.0, "qs-tokyo-celsius": 0.0,
+        "qs-vellmora-capital": 0.0, "qs-glass-tide-planet": 1.0,
+        "qs-comet-discoverer": 1.0, "qs-add": 1.0,
+    }  # fmt: skip
+    rejected = lines["qs-vellmora-capital"]
+    assert rejected["tool_calls_by_status"] == {"error": 1}
 
 
 def test_search_qa(tmp_path: Path) -> None:
@@ -104,7 +143,7 @@ def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[
     script = "scripted:configs/scripts/quickstart.json"
     assert demo.main(["--model", script, "--output-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "qa_f1_reward_format" in out and "tool_call_match" in out and "results:" in out
+    assert "answer_match" in out and "tool_call_match" in out and "results:" in out
     assert "local model server" not in out
     assert len(read_results(only_run_dir(tmp_path))) == 25
 
