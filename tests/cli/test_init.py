@@ -47,7 +47,7 @@ def test_init_writes_an_evaluation_that_runs_offline_as_printed(tmp_path: Path) 
     assert len(lines) == 5 and {line["status"] for line in lines} == {"ok"}
     for line in lines:  # both tools offered to every row; the expected call made and run
         assert line["scores"]["tool_call_match"]["score"] == 1.0, line["id"]
-        assert line["scores"]["qa_f1_reward"]["score"] == 1.0, line["id"]
+        assert line["scores"]["answer_match"]["score"] == 1.0, line["id"]
         assert sorted(line["request"]["tools"]) == ["convert_currency", "convert_units"]
         assert line["tool_calls_by_status"] == {"ok": 1}
         # the real tools' results agree with the dataset's answers
@@ -121,7 +121,7 @@ def test_tools_schemas_are_what_a_row_binds(tmp_path: Path) -> None:
     (results,) = tmp_path.glob("runs/*/results.jsonl")
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     assert [line["request"]["tools"] for line in lines] == [["convert_currency"]] * 2
-    assert all(line["scores"]["qa_f1_reward"]["score"] == 1.0 for line in lines)
+    assert all(line["scores"]["answer_match"]["score"] == 1.0 for line in lines)
 
 
 def test_tools_schemas_of_nothing_is_one_line(tmp_path: Path) -> None:
@@ -137,3 +137,23 @@ def test_tools_schemas_of_nothing_is_one_line(tmp_path: Path) -> None:
     assert empty.stderr == (
         "agentloop: error: helpers has no tools (@tool functions or BaseTool classes)\n"
     )
+
+
+def test_init_grades_its_numeric_answers_as_numbers(tmp_path: Path) -> None:
+    # Token F1 passed 2.61 against 26.1 (punctuation deleted, both are "261"); the answer
+    # reward of the project init writes compares numbers.
+    assert main(["init", str(tmp_path)]) == 0
+    scripts = json.loads((tmp_path / "scripts.json").read_text())
+    wrong = {"km-to-miles": "2.61 mi", "kg-to-pounds": "1102", "fahrenheit-to-celsius": "37.780"}
+    for sample_id, reply in wrong.items():
+        scripts[sample_id][-1] = reply
+    (tmp_path / "scripts.json").write_text(json.dumps(scripts))
+    run = agentloop(tmp_path, "run", "eval.yaml", "--model", "scripted:scripts.json")
+    assert run.returncode == 0, run.stderr
+    (results,) = tmp_path.glob("runs/*/results.jsonl")
+    scores = {
+        line["id"]: line["scores"]["answer_match"]["score"]
+        for line in map(json.loads, results.read_text().splitlines())
+    }
+    assert scores == {"km-to-miles": 0.0, "kg-to-pounds": 0.0, "fahrenheit-to-celsius": 1.0,
+                      "eur-to-usd": 1.0, "jpy-to-gbp": 1.0}  # fmt: skip
