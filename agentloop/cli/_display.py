@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from agentloop._secrets import Scrubber
@@ -269,11 +270,22 @@ def _cluster_key(summary: RunSummary) -> str | None:
     return clustered.removeprefix("metadata.") if clustered.startswith("metadata.") else None
 
 
+_WIDEST = 10_000  # a table off a terminal: as wide as its cells, reward names whole
+
+
 def _show(out: Console, table: Table) -> None:
     """Print a table, then its caption as plain lines (a caption would wrap to the
-    table's width, and these explain what the numbers are)."""
+    table's width, and these explain what the numbers are). Off a terminal (a CI log, a
+    pipe) the table takes the width its cells need, past the console's."""
     caption, table.caption = table.caption, None
-    out.print(table)
+    width = out.width
+    if not out.is_terminal:
+        needed = Measurement.get(out, out.options.update(max_width=_WIDEST), table).maximum
+        out.width = max(width, needed)
+    try:
+        out.print(table)
+    finally:
+        out.width = width
     for line in str(caption or "").splitlines():
         out.print(line, markup=False, highlight=False, soft_wrap=True)
 
@@ -303,11 +315,11 @@ def print_summary(
 
         for text in format_benchmark_figures(summary.benchmarks):
             out.print(text, markup=False, highlight=False, soft_wrap=True)
-    out.print(_run_table(summary))
+    _show(out, _run_table(summary))
     if summary.errored:
-        out.print(_error_table(summary))
+        _show(out, _error_table(summary))
     if summary.tool_exceptions:
-        out.print(_exception_table(summary))
+        _show(out, _exception_table(summary))
     for warning in summary.warnings:
         out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for note in summary.notes:
@@ -383,7 +395,7 @@ def print_comparison(
     cost_a, cost_b = cmp.summary_a.cost_usd, cmp.summary_b.cost_usd
     delta = f"{cost_b - cost_a:+.6f}" if cost_a is not None and cost_b is not None else "-"
     table.add_row("cost (USD)", usd(cost_a), usd(cost_b), delta)
-    out.print(table)
+    _show(out, table)
     paired = _paired_table(cmp)
     if paired is not None:
         _show(out, paired)
@@ -403,7 +415,7 @@ def print_comparison(
         changes.add_column(column)
     for c in cmp.changed[:limit]:
         changes.add_row(escape(c.id), str(c.epoch), escape(c.reward), _fmt(c.a), _fmt(c.b))
-    out.print(changes)
+    _show(out, changes)
     if len(cmp.changed) > limit:
         out.print(f"... and {len(cmp.changed) - limit} more")
 
@@ -489,7 +501,7 @@ def print_comparisons(
             stats = summary.rewards.get(key)
             cells.append("-" if stats is None else f"{_score(stats.headline)} {ci(stats.interval)}")
         scores.add_row(escape(key), *cells)
-    out.print(scores)
+    _show(out, scores)
     for key in keys:
         table = Table(title=escape(f"{key}: paired differences"), title_justify="left")
         for column in ("pair", "pairs", "difference", "95% CI", "p", "p (Holm)", "verdict"):
