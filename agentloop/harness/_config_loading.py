@@ -417,8 +417,6 @@ def _follow_model(
     or user), the file's ``model_options`` that the new provider must not get are dropped
     (``agentloop.models.follow_options``: never the key's variable or the endpoint); options
     set on the command line stay. One note per option dropped."""
-    from agentloop.models import BOUND_OPTIONS, follow_options
-
     notes = []
     for place in ("", "user."):
         before = written.get("user") if place else written
@@ -428,6 +426,11 @@ def _follow_model(
         old, new, options = before.get("model"), after.get("model"), after.get("model_options")
         if not (isinstance(old, str) and isinstance(new, str) and isinstance(options, dict)):
             continue
+        if old == new:
+            continue
+        # Only now: the model registry loads LangChain, which a config error never needs.
+        from agentloop.models import BOUND_OPTIONS, follow_options
+
         field = f"{place}model_options"
         try:
             kept, dropped = follow_options(old, new, options)
