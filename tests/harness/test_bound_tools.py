@@ -134,12 +134,14 @@ SHIPPED = sorted((ROOT / "configs").glob("*.yaml")) + sorted((ROOT / "configs").
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_the_shipped_configs_warn_of_nothing(path: Path) -> None:
+def test_the_shipped_configs_warn_of_nothing(path: Path, tmp_path: Path) -> None:
     # BFCL's rows bind their tools by schema (multi-turn: an environment's), τ²-bench's
     # through an environment: none of their ground truth is flagged.
     if path.parent.name == "bfcl" and BFCL_DATA_ENV not in os.environ and not bfcl_package():
         pytest.skip("bfcl-eval is not installed: pip install --no-deps 'bfcl-eval==2026.3.23'")
-    config = load_config(path, overrides={"model": "scripted:x.json"})
+    script = tmp_path / "any.json"
+    script.write_text('{"*": ["done"]}')
+    config = load_config(path, overrides={"model": f"scripted:{script}"})
     assert prepare(config).warnings == []
 
 
