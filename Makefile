@@ -83,6 +83,7 @@ test-live: $(TEST_STAMP) $(DEMO_STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check agentloop tools evals tests bench
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports  # the layers in pyproject.toml's [tool.importlinter]
 
 # The documentation site (docs/mkdocs.yml, pages in docs/pages/) into build/site/, in its
 # own environment with the docs extra. --strict: a broken link, anchor or API reference

@@ -60,7 +60,7 @@ else:
     )
     del lazy_exports
 
-__version__ = "0.1.0"
+from agentloop._version import __version__
 
 __all__ = [
     "AgentloopError",

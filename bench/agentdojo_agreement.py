@@ -58,7 +58,7 @@ from agentloop.benchmarks.agentdojo._agentdojo_package import (  # noqa: E402
 )
 from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows  # noqa: E402
 from agentloop.harness import load_config  # noqa: E402
-from agentloop.harness._runner import run_eval_sync  # noqa: E402
+from agentloop.harness.run._runner import run_eval_sync  # noqa: E402
 
 UTILITY = "agentloop.benchmarks:agentdojo_utility"
 SECURITY = "agentloop.benchmarks:agentdojo_security"

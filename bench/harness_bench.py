@@ -89,8 +89,8 @@ def _maxrss_mb() -> float:
 
 
 def child_harness(samples: int, concurrency: int, latency: float, fsync: bool) -> dict[str, Any]:
-    from agentloop.harness._config_loading import validate_config
-    from agentloop.harness._runner import run_eval_sync
+    from agentloop.harness.config._loading import validate_config
+    from agentloop.harness.run._runner import run_eval_sync
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

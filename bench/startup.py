@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_page import publish  # noqa: E402
 
-HEAVY = ("langchain_core", "openai", "langsmith", "agentloop.harness._runner", "rich.progress")
+HEAVY = ("langchain_core", "openai", "langsmith", "agentloop.harness.run._runner", "rich.progress")
 BAD_CONFIG = "model: scripted:x.json\ndataset: data.jsonl\nmax_rounds: 3\nmodle: openai:x\n"
 
 

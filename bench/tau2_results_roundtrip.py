@@ -54,7 +54,7 @@ from agentloop.benchmarks.tau2._tau2_results_out import (  # noqa: E402
 )
 from agentloop.benchmarks.tau2._tau2_summary import summarize_tau2  # noqa: E402
 from agentloop.harness import load_config  # noqa: E402
-from agentloop.harness._runner import run_eval_sync  # noqa: E402
+from agentloop.harness.run._runner import run_eval_sync  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
 VERDICT = "agentloop.benchmarks:tau2_verdict"

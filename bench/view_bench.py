@@ -32,8 +32,9 @@ sys.path.insert(0, str(ROOT))
 from agentloop._records import RESULTS_FILE  # noqa: E402
 from agentloop._secrets import Scrubber  # noqa: E402
 from agentloop.cli._view import write_report  # noqa: E402
-from agentloop.harness._run_files import ResultWriter, encode_result, write_json_atomic  # noqa: E402
-from agentloop.harness._rundir import read_header, write_summary  # noqa: E402
+from agentloop.harness.rundir._files import ResultWriter, encode_result, write_json_atomic  # noqa: E402
+from agentloop.harness.rundir._header import read_header  # noqa: E402
+from agentloop.harness.stats._summary_file import write_summary  # noqa: E402
 from tests.browser.runs import make_run  # noqa: E402
 
 

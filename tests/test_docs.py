@@ -20,8 +20,8 @@ import pytest
 
 from agentloop.cli._parser import parse
 from agentloop.harness import EvalConfig, load_config
-from agentloop.harness._rows import parse_line
-from agentloop.harness._yaml import load_unique_yaml
+from agentloop.harness.config._yaml import load_unique_yaml
+from agentloop.harness.data._rows import parse_line
 from tests.support.docs import PAGES, README, ROOT, Block, all_blocks, blocks_of, blocks_with
 
 PYTHON_BLOCKS = all_blocks("python")

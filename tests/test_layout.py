@@ -52,7 +52,7 @@ def _installed_modules() -> list[str]:
 def test_no_two_installed_modules_share_a_file_name() -> None:
     modules = _installed_modules()
     # the walk reaches every installed folder, tools/ and evals/ included
-    reached = ["agentloop.harness._runner", "agentloop.engine._loop", "agentloop._records"]
+    reached = ["agentloop.harness.run._runner", "agentloop.engine._loop", "agentloop._records"]
     reached += ["agentloop.tools.calculator", "agentloop.evals._qa"]
     assert set(reached) <= set(modules)
     assert _shared_file_names(modules) == {}

@@ -100,7 +100,7 @@ def test_a_scripted_reply_can_hold_the_calls_a_server_returns_malformed(tmp_path
     # Real replies: a comment in the JSON, an expression, a list; a script replays them
     # as malformed calls (never run), and the sample is scored.
     from agentloop.harness import load_config
-    from agentloop.harness._runner import run_eval_sync
+    from agentloop.harness.run._runner import run_eval_sync
     from tests.support.harness import add_setup, read_results, write_json
 
     bad = ['{"a": 6.2832,  // 2 * pi}', '{"a": 2 * 3.14159}', "[1, 2]"]

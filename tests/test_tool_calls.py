@@ -12,7 +12,7 @@ from agentloop.evals._calls import collect_calls
 
 from agentloop._tool_calls import read_call
 from agentloop.engine import parse_content_tool_calls
-from agentloop.harness._rows import parse_line
+from agentloop.harness.data._rows import parse_line
 
 USER = {"role": "user", "content": "hi"}
 
@@ -87,7 +87,7 @@ def test_the_rewards_score_a_call_compared_as_the_reader_reads_it() -> None:
 def test_prompt_history_in_any_accepted_shape_is_sent_as_openai_calls(case: str) -> None:
     from langchain_core.messages import AIMessage, convert_to_messages
 
-    from agentloop.harness._prompt import prompt_messages
+    from agentloop.harness.data._prompt import prompt_messages
 
     item, usable = CALLS[case]
     history = [USER, {"role": "assistant", "content": None, "tool_calls": [item]}]

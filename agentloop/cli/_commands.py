@@ -67,7 +67,7 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_dir(text: str) -> Path:
-    from agentloop.harness._rundir import read_header
+    from agentloop.harness.rundir._header import read_header
 
     path = Path(text)
     read_header(path)  # a clear error when it is not a run directory
@@ -75,7 +75,7 @@ def _run_dir(text: str) -> Path:
 
 
 def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
-    from agentloop.harness._config_loading import (
+    from agentloop.harness.config._loading import (
         load_config,
         override,
         override_origins,
@@ -87,8 +87,8 @@ def _config_for_run(args: argparse.Namespace) -> tuple[EvalConfig, str | None]:
         return config, args.config
     if not args.resume:
         raise UsageError("agentloop run: a CONFIG is required (or --resume RUN_DIR)")
-    from agentloop.harness._run_files import HEADER_FILE
-    from agentloop.harness._rundir import read_header
+    from agentloop.harness.rundir._files import HEADER_FILE
+    from agentloop.harness.rundir._header import read_header
 
     header = read_header(Path(args.resume))
     stored = header.get("config") or {}
@@ -170,8 +170,8 @@ def _next_steps(out: Console, run_dir: Path) -> None:
     below its pass threshold, or below 1 without one), else the first result."""
     from agentloop._records import latest_results
     from agentloop.cli._triage import failure_types
-    from agentloop.harness._run_files import RESULTS_FILE
-    from agentloop.harness._rundir import read_header, reward_directions
+    from agentloop.harness.rundir._files import RESULTS_FILE
+    from agentloop.harness.rundir._header import read_header, reward_directions
 
     results = run_dir / RESULTS_FILE
     shown: dict[str, Any] | None = None
@@ -223,7 +223,8 @@ def _cmd_score(args: argparse.Namespace, out: Console) -> int:
 
 def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_summary
-    from agentloop.harness._rundir import read_header, write_summary
+    from agentloop.harness.rundir._header import read_header
+    from agentloop.harness.stats._summary_file import write_summary
 
     run_dir = Path(args.run_dir)
     scrub = Scrubber()
@@ -235,7 +236,7 @@ def _cmd_summary(args: argparse.Namespace, out: Console) -> int:
 def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_comparison, print_comparisons
     from agentloop.harness import compare_runs
-    from agentloop.harness._comparison import compare_many
+    from agentloop.harness.stats._compare import compare_many
 
     if args.more:
         multi = compare_many(
@@ -259,7 +260,7 @@ def _cmd_compare(args: argparse.Namespace, out: Console) -> int:
 
 def _cmd_power(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._display import print_power
-    from agentloop.harness._power import plan_power
+    from agentloop.harness.stats._power import plan_power
 
     if args.run_b and args.correlation is not None:
         raise UsageError(
@@ -389,7 +390,7 @@ def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
             export_tau2_run,
             write_submission,
         )
-        from agentloop.harness._run_files import write_json_atomic
+        from agentloop.harness.rundir._files import write_json_atomic
 
         results = export_tau2_run(args.run_dir)
         if args.submission:  # refused before anything is written

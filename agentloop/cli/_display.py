@@ -16,10 +16,10 @@ from rich.table import Table
 
 from agentloop._secrets import Scrubber
 from agentloop.harness import Comparison, LatencyStats, RunSummary
-from agentloop.harness._comparison import MultiComparison, RewardDelta
-from agentloop.harness._error_bars import MIN_CLUSTERS, Interval
-from agentloop.harness._power import PowerPlan
-from agentloop.harness._stats import JudgeTotals
+from agentloop.harness.stats._compare import MultiComparison, RewardDelta
+from agentloop.harness.stats._error_bars import MIN_CLUSTERS, Interval
+from agentloop.harness.stats._power import PowerPlan
+from agentloop.harness.stats._summary import JudgeTotals
 
 __all__ = [
     "ci",
@@ -311,7 +311,7 @@ def print_summary(
     for table in _metadata_tables(summary):
         _show(out, table)
     if summary.benchmarks:
-        from agentloop.harness._benchmark_figures import format_benchmark_figures
+        from agentloop.harness.stats._benchmarks import format_benchmark_figures
 
         for text in format_benchmark_figures(summary.benchmarks):
             out.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from agentloop.harness._breakdown import metadata_value
+from agentloop.harness.stats._breakdown import metadata_value
 
 __all__ = ["Groups", "failure_types", "histogram"]
 

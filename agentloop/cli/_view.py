@@ -25,7 +25,7 @@ import markupsafe
 from agentloop import __version__
 from agentloop._secrets import Scrubber
 from agentloop.cli._view_data import Report, Source, load_comparison, load_run, resolve_source
-from agentloop.harness._run_files import utf8_safe
+from agentloop.harness.rundir._files import utf8_safe
 
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 

@@ -27,8 +27,8 @@ from agentloop.cli._triage import Groups, histogram
 from agentloop.engine._wire import EXTRA_KEY, is_wire, message_to_openai
 from agentloop.errors import AgentloopError
 from agentloop.harness import RunSummary, compare_runs, latest_results, summarize
-from agentloop.harness._run_files import read_json, summary_name
-from agentloop.harness._rundir import configured_rewards, read_header, reward_directions
+from agentloop.harness.rundir._files import read_json, summary_name
+from agentloop.harness.rundir._header import configured_rewards, read_header, reward_directions
 from agentloop.models._reasoning import reasoning_parts
 
 __all__ = [

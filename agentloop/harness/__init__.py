@@ -2,24 +2,20 @@
 
 ``__all__`` is what users import: loading a config, running it, the outcome and summary
 types, reading, re-scoring and comparing finished runs, the progress and environment
-protocols. The CLI, tests and benchmarks import the rest from the private modules:
+protocols. The CLI, tests and benchmarks import the rest from the sub-packages' private
+modules. The sub-packages, each in a layer that uses only the layers below it (kept by
+import-linter: ``make lint``):
 
-- the config (``_config``; read, overridden and checked in ``_config_loading``; YAML
-  without duplicate keys, ``_yaml``);
-- dataset files (``_dataset``), their rows (``_rows``), which rows run and in which order
-  (``_selection``), the prompt a sample sends (``_prompt``), and the tools a row binds
-  against its ground truth, checked before the run (``_bound_tools``);
-- the runner (``_runner``), where (sample, epoch) pairs run (``_executor``, ``_executor_ray``),
-  one sample's run (``_sample``) and progress reporting (``_reporting``);
-- scoring (``_scoring``; rewards by import path, ``_rewards``), the configured tools
-  (``_tools``; their specs and the environment's, ``_toolspecs``; MCP servers, ``_mcp``)
-  and stateful environments with the reward input they feed (``_environment``);
-- the run directory: its files (``_run_files``), its header, resume checks and summary
-  (``_rundir``), its writer lock (``_lock``) and the input files a resume checks
-  (``_run_inputs``);
-- summary statistics (``_stats``, ``_estimators``) and their error bars (``_error_bars``:
-  intervals, paired tests, power), offline re-scoring (``_rescore``), run comparison
-  (``_comparison``) and planning a comparison's size (``_power``).
+- ``run``: the runner, the executors (a local pool, Ray), one (sample, epoch) from prepare
+  to scored result, environments, simulated users, tools and MCP, scoring, judges,
+  progress reporting, re-scoring a finished run;
+- ``stats``: the summary's figures and its file, error bars, breakdowns, benchmarks'
+  figures, comparisons of runs and the sample size they need;
+- ``rundir``: a run directory's files, its writer lock, its header and resume checks;
+- ``data``: datasets, rows and samples, the messages a sample sends, which rows run, the
+  checks of rows and ground truth before the first sample;
+- ``config``: the config model, reading and overrides, tool and environment specs,
+  ``@file`` prompts, the rewards a config names, prices, the inputs a resume compares.
 """
 
 from __future__ import annotations
@@ -28,15 +24,20 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentloop._records import latest_results
-    from agentloop.harness._comparison import ChangedSample, Comparison, RewardDelta, compare_runs
-    from agentloop.harness._config import EvalConfig, UserConfig
-    from agentloop.harness._config_loading import load_config
-    from agentloop.harness._environment import Environment
-    from agentloop.harness._lock import RunLockedError
-    from agentloop.harness._reporting import Reporter
-    from agentloop.harness._rescore import rescore_run
-    from agentloop.harness._runner import RunOutcome, run_eval, run_eval_sync
-    from agentloop.harness._stats import (
+    from agentloop.harness.config._fields import EvalConfig, UserConfig
+    from agentloop.harness.config._loading import load_config
+    from agentloop.harness.run._environment import Environment
+    from agentloop.harness.run._reporting import Reporter
+    from agentloop.harness.run._rescore import rescore_run
+    from agentloop.harness.run._runner import RunOutcome, run_eval, run_eval_sync
+    from agentloop.harness.rundir._lock import RunLockedError
+    from agentloop.harness.stats._compare import (
+        ChangedSample,
+        Comparison,
+        RewardDelta,
+        compare_runs,
+    )
+    from agentloop.harness.stats._summary import (
         ErrorExamples,
         LatencyStats,
         RewardStats,
@@ -50,20 +51,20 @@ else:  # imported on first use: loading a config must not load the runner
         __name__,
         {
             "agentloop._records": ["latest_results"],
-            "agentloop.harness._comparison": [
+            "agentloop.harness.stats._compare": [
                 "ChangedSample",
                 "Comparison",
                 "RewardDelta",
                 "compare_runs",
             ],
-            "agentloop.harness._config": ["EvalConfig", "UserConfig"],
-            "agentloop.harness._config_loading": ["load_config"],
-            "agentloop.harness._environment": ["Environment"],
-            "agentloop.harness._lock": ["RunLockedError"],
-            "agentloop.harness._reporting": ["Reporter"],
-            "agentloop.harness._rescore": ["rescore_run"],
-            "agentloop.harness._runner": ["RunOutcome", "run_eval", "run_eval_sync"],
-            "agentloop.harness._stats": [
+            "agentloop.harness.config._fields": ["EvalConfig", "UserConfig"],
+            "agentloop.harness.config._loading": ["load_config"],
+            "agentloop.harness.run._environment": ["Environment"],
+            "agentloop.harness.rundir._lock": ["RunLockedError"],
+            "agentloop.harness.run._reporting": ["Reporter"],
+            "agentloop.harness.run._rescore": ["rescore_run"],
+            "agentloop.harness.run._runner": ["RunOutcome", "run_eval", "run_eval_sync"],
+            "agentloop.harness.stats._summary": [
                 "ErrorExamples",
                 "LatencyStats",
                 "RewardStats",

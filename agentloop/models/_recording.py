@@ -1,6 +1,6 @@
 """Recorded runs, as replay reads them: per (sample, epoch) the requests and replies.
 
-A results line (see ``agentloop.harness._run_files``) holds the trajectory and, since it is
+A results line (see ``agentloop.harness.rundir._files``) holds the trajectory and, since it is
 written by the harness, a ``request`` signature (:func:`request_signature`) of what
 the sample's requests carried besides messages. :class:`Recording` turns a line back
 into the replies *as the provider sent them* (the engine rewrites some: replaced

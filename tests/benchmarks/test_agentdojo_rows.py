@@ -18,7 +18,7 @@ from agentloop.benchmarks.agentdojo._agentdojo_package import (
 )
 from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows, agentdojo_source
 from agentloop.errors import DatasetError
-from agentloop.harness._dataset import scan_dataset
+from agentloop.harness.data._dataset import scan_dataset
 
 # AgentDojo's paper and the issue: v1.2.x has 97 user tasks, 35 injection tasks, 949 pairs.
 V12 = {"workspace": (40, 14), "travel": (20, 7), "banking": (16, 9), "slack": (21, 5)}

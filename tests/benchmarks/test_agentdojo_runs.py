@@ -16,7 +16,7 @@ import yaml
 from agentloop.benchmarks.agentdojo._agentdojo_package import SUITES
 from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows
 from agentloop.harness import load_config
-from agentloop.harness._sample import prepare
+from agentloop.harness.run._sample import prepare
 from tests.support.harness import (
     ROOT,
     ask,

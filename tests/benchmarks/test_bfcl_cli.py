@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.harness._dataset import iter_samples
+from agentloop.harness.data._dataset import iter_samples
 from tests.benchmarks.conftest import FIXTURE
 from tests.support.harness import ROOT, only_run_dir, write_json, write_jsonl
 

@@ -10,8 +10,8 @@ import pytest
 from agentloop.benchmarks.bfcl._bfcl_data import BFCL_CATEGORIES
 from agentloop.benchmarks.bfcl._bfcl_summary import summarize_bfcl
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
-from agentloop.harness._sample import prepare
+from agentloop.harness.run._runner import run_eval_sync
+from agentloop.harness.run._sample import prepare
 from tests.support.harness import ROOT, ask, call, read_results, write_json
 
 # single-turn configs (test_bfcl_multi_turn_configs.py checks the multi_turn_* ones)

@@ -24,8 +24,8 @@ from agentloop.benchmarks.bfcl._bfcl_data import (
 )
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
-from agentloop.harness._dataset import iter_samples, scan_dataset
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.data._dataset import iter_samples, scan_dataset
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ask, call, only_run_dir, read_results, write_config, write_json
 
 
@@ -143,7 +143,7 @@ def test_a_config_runs_a_category_single_turn(tmp_path: Path) -> None:
 
 
 def test_a_shuffled_selection_of_a_category(tmp_path: Path) -> None:
-    from agentloop.harness._selection import iter_selected, select_rows
+    from agentloop.harness.data._selection import iter_selected, select_rows
 
     config = load_config(
         write_config(

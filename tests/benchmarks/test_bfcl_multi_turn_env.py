@@ -16,7 +16,7 @@ from agentloop.benchmarks.bfcl._bfcl_multi import (
     parse_bfcl_call,
 )
 from agentloop.errors import DatasetError
-from agentloop.harness._dataset import scan_dataset
+from agentloop.harness.data._dataset import scan_dataset
 from tests.benchmarks.conftest import FIXTURE
 
 

@@ -13,10 +13,10 @@ from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows, export_bfcl
 from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES
 from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT, summarize_bfcl
 from agentloop.harness import load_config, rescore_run
-from agentloop.harness._dataset import scan_dataset
-from agentloop.harness._rows import parse_line
-from agentloop.harness._runner import run_eval_sync
-from agentloop.harness._sample import prepare
+from agentloop.harness.data._dataset import scan_dataset
+from agentloop.harness.data._rows import parse_line
+from agentloop.harness.run._runner import run_eval_sync
+from agentloop.harness.run._sample import prepare
 from tests.support.harness import ROOT, bench_module, read_results, write_json
 
 scripted = bench_module("bfcl_multi_turn_scripted")

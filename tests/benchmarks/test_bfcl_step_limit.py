@@ -14,7 +14,7 @@ import pytest
 from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV
 from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, read_results
 from tests.support.openai_stub import StubResponse, StubServer, call, reply
 

@@ -26,7 +26,7 @@ from agentloop.benchmarks.tau2._tau2_retrieval import (
 from agentloop.benchmarks.tau2._tau2_verdict import Conversation, tau2_score
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, ask, call, only_run_dir, read_results, write_json
 
 DOMAIN = "banking_knowledge"
@@ -112,7 +112,7 @@ def test_a_missing_unknown_or_unsupported_config_is_a_one_line_error(
 def test_the_config_is_named_in_the_dataset_source_of_banking_knowledge_only(
     tmp_path: Path,
 ) -> None:
-    from agentloop.harness._dataset import iter_samples, scan_dataset
+    from agentloop.harness.data._dataset import iter_samples, scan_dataset
 
     samples = list(iter_samples(Path("tau2:banking_knowledge?retrieval_config=grep_only")))
     assert len(samples) == 97

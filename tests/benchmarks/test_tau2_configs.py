@@ -13,8 +13,8 @@ import yaml
 from agentloop.benchmarks.tau2._tau2_data import tau2_retrieval_config, tau2_rows
 from agentloop.benchmarks.tau2._tau2_env import DOMAINS
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
-from agentloop.harness._sample import prepare
+from agentloop.harness.run._runner import run_eval_sync
+from agentloop.harness.run._sample import prepare
 from tests.support.harness import ROOT, ask, call, only_run_dir, read_results, write_json
 
 CONFIGS = sorted((ROOT / "configs" / "tau2").glob("*.yaml"))

@@ -23,7 +23,7 @@ from agentloop.benchmarks.tau2._tau2_data import (
     tau2_rows,
 )
 from agentloop.errors import DatasetError
-from agentloop.harness._dataset import iter_samples, scan_dataset
+from agentloop.harness.data._dataset import iter_samples, scan_dataset
 
 COUNTS = {"mock": 10, "airline": 50, "retail": 114, "telecom": 114}  # telecom: its base split
 

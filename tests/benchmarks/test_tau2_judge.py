@@ -15,7 +15,7 @@ import yaml
 
 from agentloop.benchmarks.tau2._tau2_data import tau2_rows
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import (
     ROOT,
     ask,

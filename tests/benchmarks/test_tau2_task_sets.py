@@ -11,8 +11,8 @@ import pytest
 from agentloop.cli import main
 from agentloop.errors import AgentloopError
 from agentloop.harness import compare_runs
-from agentloop.harness._comparison import compare_many
-from agentloop.harness._task_set import run_task_set
+from agentloop.harness.stats._compare import compare_many
+from agentloop.harness.stats._task_sets import run_task_set
 from tests.support.harness import ask, call, read_results, run_once, write_config, write_json
 
 TASK = "update_task_1"

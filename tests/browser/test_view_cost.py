@@ -13,7 +13,7 @@ import pytest
 from agentloop.cli._view import write_report
 from agentloop.cli._view_data import load_run
 from agentloop.harness import load_config, run_eval_sync
-from tests.harness.test_cost import PRICE, SAMPLE_USD, _adder
+from tests.harness.config.test_cost import PRICE, SAMPLE_USD, _adder
 from tests.support.harness import add_setup, only_run_dir
 from tests.support.openai_stub import StubServer
 

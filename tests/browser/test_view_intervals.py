@@ -13,7 +13,7 @@ import pytest
 
 from agentloop.cli._view import write_report
 from agentloop.harness import compare_runs, load_config, run_eval_sync
-from agentloop.harness._stats import RunSummary
+from agentloop.harness.stats._summary import RunSummary
 from tests.support.harness import (
     add_row,
     add_script,

@@ -277,7 +277,7 @@ def test_two_rescores_in_the_same_second_never_share_a_file(
 ) -> None:
     from datetime import datetime
 
-    from agentloop.harness._rescore import rescore_run
+    from agentloop.harness.run._rescore import rescore_run
 
     assert run_cli(capsys, "run", str(add_setup(tmp_path, n=3)))[0] == 0
     run_dir = only_run_dir(tmp_path / "runs")

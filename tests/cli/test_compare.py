@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.harness._error_bars import (
+from agentloop.harness.stats._error_bars import (
     cluster_totals,
     clustered_se,
     holm,

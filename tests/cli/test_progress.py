@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from agentloop.cli._progress import PlainProgress, RichProgress, make_reporter
-from agentloop.harness._reporting import SilentProgress
+from agentloop.harness.run._reporting import SilentProgress
 
 
 def test_plain_lines_at_every_tenth_and_at_the_end() -> None:

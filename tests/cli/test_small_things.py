@@ -15,7 +15,7 @@ import pytest
 from agentloop import __version__
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import (
     ROOT,
     add_row,

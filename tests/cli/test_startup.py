@@ -24,7 +24,7 @@ HEAVY = (
     "jinja2",
     "anyio",
     "agentloop.engine._loop",
-    "agentloop.harness._runner",
+    "agentloop.harness.run._runner",
     "agentloop.models._base",
 )
 
@@ -77,7 +77,7 @@ def test_a_valid_config_loads_the_run_machinery(tmp_path: Path) -> None:
     (tmp_path / "ok.yaml").write_text("model: scripted:s.json\ndataset: d.jsonl\n")
     code, loaded, err = _probe(tmp_path, "run", "ok.yaml")
     assert code == 2 and "d.jsonl" in err, err
-    assert "langchain_core" in loaded and "agentloop.harness._runner" in loaded
+    assert "langchain_core" in loaded and "agentloop.harness.run._runner" in loaded
 
 
 def test_import_agentloop_loads_the_engine_on_first_use(tmp_path: Path) -> None:

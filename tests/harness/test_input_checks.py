@@ -11,10 +11,10 @@ import pytest
 
 from agentloop import ConfigError, EvalConfig
 from agentloop.harness import load_config
-from agentloop.harness._comparison import compare_runs
-from agentloop.harness._config_loading import check_tool_choice
-from agentloop.harness._dataset import iter_samples, scan_dataset
-from agentloop.harness._stats import summarize
+from agentloop.harness.config._loading import check_tool_choice
+from agentloop.harness.data._dataset import iter_samples, scan_dataset
+from agentloop.harness.stats._compare import compare_runs
+from agentloop.harness.stats._summary import summarize
 
 
 def test_duplicate_keys_at_any_depth(tmp_path: Path) -> None:

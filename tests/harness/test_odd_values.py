@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentloop.cli._commands import main
-from agentloop.harness._rows import parse_line
+from agentloop.harness.data._rows import parse_line
 from tests.support.harness import ask, call, only_run_dir, write_config, write_json
 
 USER = {"role": "user", "content": "hi"}

@@ -16,7 +16,7 @@ from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli import _demo as demo
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, only_run_dir, read_results
 
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from agentloop.harness import load_config
-from agentloop.harness._run_files import RESULTS_FILE
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
+from agentloop.harness.rundir._files import RESULTS_FILE
 from agentloop.models import _local_server
 from agentloop.models._local import DEFAULT_MAX_TOKENS
 from tests.support.docs import PAGES, blocks_of

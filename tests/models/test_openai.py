@@ -17,7 +17,7 @@ from agentloop import ModelSpecError, RetryPolicy, Trajectory, run_agent
 from agentloop.engine._content_calls import parse_content_tool_calls
 from agentloop.engine._retry import is_transient
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from agentloop.models import open_model
 from agentloop.models._openai import read_dotenv
 from tests.support.harness import add_setup, read_results

@@ -17,7 +17,7 @@ import pytest
 from agentloop import ModelSpecError, run_agent
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
 from agentloop.models import ModelSource, open_model
 from tests.support.harness import add_setup, only_run_dir, read_results
 from tests.support.openai_stub import StubServer, error, reply

@@ -10,8 +10,8 @@ import pytest
 
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness._run_files import RESULTS_FILE
-from agentloop.harness._runner import run_eval_sync
+from agentloop.harness.run._runner import run_eval_sync
+from agentloop.harness.rundir._files import RESULTS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = "configs/quickstart.yaml"  # real tools, QA rewards

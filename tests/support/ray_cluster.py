@@ -1,4 +1,4 @@
-"""A real Ray cluster on 127.0.0.1 for the Ray tests (``tests/harness/test_ray*.py``),
+"""A real Ray cluster on 127.0.0.1 for the Ray tests (``tests/harness/run/test_ray*.py``),
 started once per session, and what those tests share: the pid-noting tools, a setup
 with them, and results keyed by pair without timings."""
 
