@@ -12,7 +12,7 @@ spec, with ``judge_params`` (sampling parameters: ``temperature``, ``max_tokens`
 The reward function is not given the spec but a :class:`Judge`, which ``agentloop run``
 opens from that description once per run, through the agent's machinery: its retries,
 timeouts, response cache and replay, its usage and cost counted apart from the agent's
-(``agentloop.harness._judges``). ``judge_params`` and ``judge_options`` are the judge's,
+(``agentloop.harness.run._judges``). ``judge_params`` and ``judge_options`` are the judge's,
 never passed to the function. Outside a run, pass an object of your own that has the
 Judge's ``model`` and ``ask`` as the ``judge`` parameter.
 """
