@@ -52,11 +52,11 @@ sys.path.insert(0, str(ROOT))
 
 from agentdojo_cases import VARIANTS, agentdojo_judge, frozen_time  # noqa: E402
 
-from agentloop.benchmarks.agentdojo._agentdojo_package import (  # noqa: E402
+from agentloop.benchmarks.agentdojo._package import (  # noqa: E402
     DEFAULT_VERSION,
     SUITES,
 )
-from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows  # noqa: E402
+from agentloop.benchmarks.agentdojo._rows import agentdojo_rows  # noqa: E402
 from agentloop.harness import load_config  # noqa: E402
 from agentloop.harness.run._runner import run_eval_sync  # noqa: E402
 

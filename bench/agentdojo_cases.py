@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
-from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
+from agentloop.benchmarks.agentdojo._env import task_environment
+from agentloop.benchmarks.agentdojo._package import agentdojo_module
 
 FROZEN = datetime.datetime.now().replace(microsecond=0)
 """The time the stamping tools read during a bench: when it started (a check may compare a

@@ -53,7 +53,7 @@ from bfcl_cases import (  # noqa: E402
 from bfcl_perturb import CATEGORIES  # noqa: E402
 from bfcl_speed import speed  # noqa: E402
 
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows  # noqa: E402
+from agentloop.benchmarks.bfcl._data import bfcl_rows  # noqa: E402
 
 KNOWN = {
     "greedy_pairing": "BFCL pairs parallel calls greedily and rejects this order, yet passes "

@@ -19,7 +19,7 @@ from agentloop.evals import bfcl_verdict
 from bfcl_perturb import RELEVANCE_CATEGORIES, cases_for_entry
 from bfcl_run_path import single_turn_trajectory
 
-from agentloop.benchmarks.bfcl._bfcl_convert import openai_name
+from agentloop.benchmarks.bfcl._convert import openai_name
 
 ROOT = Path(__file__).resolve().parent.parent
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"

@@ -44,8 +44,8 @@ from bfcl_multi_turn_perturb import STEP_LIMIT, Turns, perturbations  # noqa: E4
 from bfcl_run_path import multi_turn_trajectory  # noqa: E402
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict  # noqa: E402
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows  # noqa: E402
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
+from agentloop.benchmarks.bfcl._data import bfcl_rows  # noqa: E402
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES  # noqa: E402
 
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
 # Kinds also judged on the trajectory a run records (``bfcl_run_path``: the replies read by

@@ -28,9 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows  # noqa: E402
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES  # noqa: E402
-from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT  # noqa: E402
+from agentloop.benchmarks.bfcl._data import bfcl_rows  # noqa: E402
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES  # noqa: E402
+from agentloop.benchmarks.bfcl._summary import MULTI_TURN_VERDICT  # noqa: E402
 
 MAX_STEPS = 20  # BFCL's MAXIMUM_STEP_LIMIT (a 21st step would end the conversation)
 

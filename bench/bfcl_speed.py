@@ -24,8 +24,8 @@ from typing import Any
 from agentloop.evals import bfcl_verdict, expected_calls, tool_call_match
 from bfcl_cases import BFCL_PYTHON, WORKER, make_cases, prepared, verdict_kwargs
 
-from agentloop.benchmarks.bfcl._bfcl_convert import openai_name
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows
+from agentloop.benchmarks.bfcl._convert import openai_name
+from agentloop.benchmarks.bfcl._data import bfcl_rows
 
 __all__ = ["machine", "speed"]
 

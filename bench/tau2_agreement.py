@@ -74,8 +74,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentloop.benchmarks.tau2._tau2_banking import read_log_allowlist  # noqa: E402
-from agentloop.benchmarks.tau2._tau2_data import (  # noqa: E402  # noqa: E402
+from agentloop.benchmarks.tau2._banking import read_log_allowlist  # noqa: E402
+from agentloop.benchmarks.tau2._data import (  # noqa: E402  # noqa: E402
     domain_db,
     domain_policy,
     domain_tasks,
@@ -83,14 +83,14 @@ from agentloop.benchmarks.tau2._tau2_data import (  # noqa: E402  # noqa: E402
     tau2_data_dir,
     tau2_row,
 )
-from agentloop.benchmarks.tau2._tau2_env import DOMAINS, Tau2Environment, tau2_environment  # noqa: E402
-from agentloop.benchmarks.tau2._tau2_retrieval import (  # noqa: E402
+from agentloop.benchmarks.tau2._env import DOMAINS, Tau2Environment, tau2_environment  # noqa: E402
+from agentloop.benchmarks.tau2._retrieval import (  # noqa: E402
     OFFLINE_CONFIGS,
     bm25_search,
     grep_search,
     knowledge_policy,
 )
-from agentloop.benchmarks.tau2._tau2_verdict import Conversation, tau2_score  # noqa: E402
+from agentloop.benchmarks.tau2._verdict import Conversation, tau2_score  # noqa: E402
 
 REFERENCE_PYTHON = ROOT / ".venv-tau2ref" / "bin" / "python"
 KINDS = ("canonical", "dropped", "wrong_arg", "extra_write", "retyped", "extra_read")

@@ -46,13 +46,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tau2_agreement import cases_of  # noqa: E402
 
-from agentloop.benchmarks.tau2._tau2_data import domain_tasks, tau2_data_dir  # noqa: E402
-from agentloop.benchmarks.tau2._tau2_results_in import rescore_tau2_results  # noqa: E402
-from agentloop.benchmarks.tau2._tau2_results_out import (  # noqa: E402
+from agentloop.benchmarks.tau2._data import domain_tasks, tau2_data_dir  # noqa: E402
+from agentloop.benchmarks.tau2._results_in import rescore_tau2_results  # noqa: E402
+from agentloop.benchmarks.tau2._results_out import (  # noqa: E402
     export_tau2_run,
     write_submission,
 )
-from agentloop.benchmarks.tau2._tau2_summary import summarize_tau2  # noqa: E402
+from agentloop.benchmarks.tau2._summary import summarize_tau2  # noqa: E402
 from agentloop.harness import load_config  # noqa: E402
 from agentloop.harness.run._runner import run_eval_sync  # noqa: E402
 

@@ -52,7 +52,7 @@ def test_the_local_models_prompt_reads_it_the_same() -> None:
 
 
 def test_taus_communicate_check_reads_it_the_same() -> None:
-    from agentloop.benchmarks.tau2._tau2_verdict import conversation_of
+    from agentloop.benchmarks.tau2._verdict import conversation_of
 
     reply = AIMessage(content=BLOCKS)
     trajectory = Trajectory.build([HumanMessage("Hi"), reply], [], "final")

@@ -1,9 +1,11 @@
-"""The package layout: small public surfaces, and no two modules with one file name.
+"""The package layout: small public surfaces, and file names that mean one thing.
 
 A sub-package's ``__all__`` is what users import (the CLI, tests and benches import the
-rest from the private modules), and a module's file name says which concept it holds, so
-the same name never means two things in two packages (``agentloop.tools`` and
-``agentloop.evals`` included: they install inside ``agentloop``).
+rest from the private modules). A module's file name says which concept it holds, read
+with its folder's name (``tau2/_data.py``, not ``tau2/_tau2_data.py``), so sibling
+packages share the names of their common parts (each benchmark's ``_data``, ``_env``,
+``_summary``); a name shared by unrelated folders is listed with its one meaning
+(``agentloop.tools`` and ``agentloop.evals`` included: they install inside ``agentloop``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,17 @@ def _shared_file_names(modules: list[str]) -> dict[str, list[str]]:
     return {name: sorted(where) for name, where in by_name.items() if len(where) > 1}
 
 
+def _across_folders(modules: list[str]) -> dict[str, list[str]]:
+    """The file names shared by modules that are not siblings' (not all in sub-packages of
+    one package: ``benchmarks/bfcl/_data.py`` and ``benchmarks/tau2/_data.py`` are the same
+    role in sibling benchmarks)."""
+    return {
+        name: where
+        for name, where in _shared_file_names(modules).items()
+        if len({m.rsplit(".", 2)[0] for m in where}) > 1
+    }
+
+
 def _installed_modules() -> list[str]:
     # an editable install maps tools/ and evals/ in with an import hook, outside
     # agentloop.__path__: walk them on their own (a wheel finds them twice; kept once)
@@ -49,28 +62,47 @@ def _installed_modules() -> list[str]:
     return sorted({module for package in packages for module in _modules(package)})
 
 
-def test_no_two_installed_modules_share_a_file_name() -> None:
+# A file name that modules of unrelated folders share, and the one thing it means in each.
+SHARED_NAMES = {
+    "_env": "a stateful environment: a benchmark's, or the rewards over one (evals)",
+    "_summary": "the figures over a run's results: the harness's, or a benchmark's own",
+    "_rows": "dataset rows: the harness's row format, or a benchmark's tasks as rows",
+}
+
+
+def test_a_file_name_means_one_thing() -> None:
     modules = _installed_modules()
     # the walk reaches every installed folder, tools/ and evals/ included
     reached = ["agentloop.harness.run._runner", "agentloop.engine._loop", "agentloop._records"]
     reached += ["agentloop.tools.calculator", "agentloop.evals._qa"]
     assert set(reached) <= set(modules)
-    assert _shared_file_names(modules) == {}
+    assert set(_across_folders(modules)) == set(SHARED_NAMES)
 
 
-def test_a_shared_file_name_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for folder in ("probe", "probe/one", "probe/two"):
+def test_a_module_is_read_with_its_folder_name() -> None:
+    # tau2/_data.py, not tau2/_tau2_data.py
+    for module in _installed_modules():
+        *_, folder, name = module.split(".")
+        assert not name.lstrip("_").startswith(f"{folder}_"), module
+
+
+def test_names_shared_across_folders_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for folder in ("probe", "probe/one", "probe/two", "probe/two/three", "probe/two/four"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("")
-    for path in ("probe/one/_results.py", "probe/two/_results.py", "probe/two/_other.py"):
+    for path in ("probe/one/_results.py", "probe/two/three/_results.py", "probe/two/_other.py",
+                 "probe/two/three/_data.py", "probe/two/four/_data.py"):  # fmt: skip
         (tmp_path / path).write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
-        found = _shared_file_names(_modules(importlib.import_module("probe")))
+        found = _across_folders(_modules(importlib.import_module("probe")))
     finally:
         for name in [n for n in sys.modules if n == "probe" or n.startswith("probe.")]:
             del sys.modules[name]
-    assert found == {"_results": ["probe.one._results", "probe.two._results"]}
+    # three/_data and four/_data are siblings' parts; one/ and two/three/ are unrelated
+    assert found == {"_results": ["probe.one._results", "probe.two.three._results"]}
 
 
 @pytest.mark.parametrize("name", SUB_PACKAGES)

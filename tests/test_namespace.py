@@ -47,7 +47,7 @@ def test_the_wheel_installs_one_top_level_package(tmp_path: Path) -> None:
     for name in ("my_tools.py", "data.jsonl", "scripts.json", "eval.yaml"):
         assert f"agentloop/cli/templates/first_eval/{name}" in names
     assert not any(n.startswith(("tools/", "evals/")) for n in names)
-    # τ²-bench's current task set, read without a network (agentloop.benchmarks.tau2._tau2_data)
+    # τ²-bench's current task set, read without a network (agentloop.benchmarks.tau2._data)
     for name in ("LICENSE", "SOURCE", "airline/tasks.json.gz", "telecom/db.toml"):
         assert f"agentloop/benchmarks/tau2/data/{name}" in names
     assert sum(n.startswith("agentloop/benchmarks/tau2/data/") for n in names) == 23

@@ -278,14 +278,14 @@ def _cmd_power(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.cli._demo import main as demo
+    from agentloop.cli._demo import demo_run
 
-    return demo(args.extra)
+    return main(demo_run(args.extra))
 
 
 def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks.bfcl._bfcl_data import export_bfcl
-    from agentloop.benchmarks.bfcl._bfcl_summary import format_bfcl_summary, summarize_bfcl
+    from agentloop.benchmarks.bfcl._data import export_bfcl
+    from agentloop.benchmarks.bfcl._summary import format_bfcl_summary, summarize_bfcl
 
     if args.bfcl_command == "export":
         count = export_bfcl(args.category, args.out, args.data_dir)
@@ -297,9 +297,9 @@ def _cmd_bfcl(args: argparse.Namespace, out: Console) -> int:
 
 
 def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.benchmarks.agentdojo._agentdojo_logs import import_logs
-    from agentloop.benchmarks.agentdojo._agentdojo_package import DEFAULT_VERSION
-    from agentloop.benchmarks.agentdojo._agentdojo_summary import (
+    from agentloop.benchmarks.agentdojo._logs import import_logs
+    from agentloop.benchmarks.agentdojo._package import DEFAULT_VERSION
+    from agentloop.benchmarks.agentdojo._summary import (
         format_agentdojo_summary,
         summarize_agentdojo,
     )
@@ -372,7 +372,7 @@ def _cmd_tools(args: argparse.Namespace, out: Console) -> int:
 
 def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
     if args.tau2_command == "import":
-        from agentloop.benchmarks.tau2._tau2_results_in import (
+        from agentloop.benchmarks.tau2._results_in import (
             format_rescored,
             rescore_tau2_results,
             write_rescored,
@@ -385,7 +385,7 @@ def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
         print(f"wrote {path}")
         return EXIT_OK
     if args.tau2_command == "export":
-        from agentloop.benchmarks.tau2._tau2_results_out import (
+        from agentloop.benchmarks.tau2._results_out import (
             check_submission,
             export_tau2_run,
             write_submission,
@@ -414,7 +414,7 @@ def _cmd_tau2(args: argparse.Namespace, out: Console) -> int:
             )
             print(f"wrote {written}")
         return EXIT_OK
-    from agentloop.benchmarks.tau2._tau2_summary import format_tau2_summary, summarize_tau2
+    from agentloop.benchmarks.tau2._summary import format_tau2_summary, summarize_tau2
 
     print(Scrubber().text(format_tau2_summary(summarize_tau2(args.run_dirs))))
     return EXIT_OK

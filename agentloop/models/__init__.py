@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentloop.models._base import (
-        BOUND_OPTIONS,
         ModelSource,
         ProviderFactory,
         check_spec,
-        follow_options,
         open_model,
         register_provider,
     )
     from agentloop.models._recording import request_signature
     from agentloop.models._scripted import missing_scripts
+    from agentloop.models._switch import BOUND_OPTIONS, follow_options
 else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
     from agentloop._lazy_exports import lazy_exports
 
@@ -37,16 +36,15 @@ else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
         __name__,
         {
             "agentloop.models._base": [
-                "BOUND_OPTIONS",
                 "ModelSource",
                 "ProviderFactory",
                 "check_spec",
-                "follow_options",
                 "open_model",
                 "register_provider",
             ],
             "agentloop.models._recording": ["request_signature"],
             "agentloop.models._scripted": ["missing_scripts"],
+            "agentloop.models._switch": ["BOUND_OPTIONS", "follow_options"],
         },
     )
     del lazy_exports

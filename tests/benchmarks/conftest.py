@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl"
 

@@ -11,7 +11,7 @@ from langchain_core.messages import ToolMessage
 
 from agentloop import Trajectory, run_agent_sync
 from agentloop.benchmarks import agentdojo_environment
-from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module, load_suite
+from agentloop.benchmarks.agentdojo._package import agentdojo_module, load_suite
 from agentloop.errors import DatasetError
 from agentloop.testing import ScriptedChatModel
 from tests.support.harness import ask, call

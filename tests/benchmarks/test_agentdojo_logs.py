@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.agentdojo._agentdojo_logs import import_logs
-from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows
+from agentloop.benchmarks.agentdojo._logs import import_logs
+from agentloop.benchmarks.agentdojo._rows import agentdojo_rows
 from agentloop.cli._commands import main
 from agentloop.errors import DatasetError
 from tests.support.harness import bench_module, only_run_dir, read_results

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from agentloop.benchmarks import agentdojo_suite, check_agentdojo_source
-from agentloop.benchmarks.agentdojo._agentdojo_package import (
+from agentloop.benchmarks.agentdojo._package import (
     DEFAULT_VERSION,
     SUITES,
     agentdojo_module,
     benchmark_versions,
 )
-from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows, agentdojo_source
+from agentloop.benchmarks.agentdojo._rows import agentdojo_rows, agentdojo_source
 from agentloop.errors import DatasetError
 from agentloop.harness.data._dataset import scan_dataset
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks.agentdojo._agentdojo_package import SUITES
-from agentloop.benchmarks.agentdojo._agentdojo_rows import agentdojo_rows
+from agentloop.benchmarks.agentdojo._package import SUITES
+from agentloop.benchmarks.agentdojo._rows import agentdojo_rows
 from agentloop.harness import load_config
 from agentloop.harness.run._sample import prepare
 from tests.support.harness import (
@@ -175,8 +175,8 @@ class _FilterClient:
 
 
 def test_tool_filter_keeps_the_tools_named_as_agentdojos_own_filter(tmp_path: Path) -> None:
-    from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
-    from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
+    from agentloop.benchmarks.agentdojo._env import task_environment
+    from agentloop.benchmarks.agentdojo._package import agentdojo_module
 
     cases = bench_module("agentdojo_cases")
     source = "banking?attack=none&defense=tool_filter"
@@ -274,7 +274,7 @@ def test_the_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_the_summary_is_agentdojos_table_micro_averaged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentloop.benchmarks.agentdojo._agentdojo_summary import summarize_agentdojo
+    from agentloop.benchmarks.agentdojo._summary import summarize_agentdojo
     from agentloop.cli._commands import main
 
     ids = itertools.count()

@@ -7,8 +7,8 @@ from pathlib import Path
 import agentloop.evals as evals
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_CATEGORIES
-from agentloop.benchmarks.bfcl._bfcl_summary import summarize_bfcl
+from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES
+from agentloop.benchmarks.bfcl._summary import summarize_bfcl
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
 from agentloop.harness.run._sample import prepare

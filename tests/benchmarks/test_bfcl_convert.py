@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentloop.benchmarks.bfcl._bfcl_convert import (
+from agentloop.benchmarks.bfcl._convert import (
     bfcl_row,
     checker_functions,
     expected_calls,
     openai_name,
     openai_tools,
 )
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows
+from agentloop.benchmarks.bfcl._data import bfcl_rows
 
 HINT = " Note that the provided function is in Python 3 syntax."
 

@@ -14,14 +14,8 @@ from typing import Any
 import pytest
 
 from agentloop.benchmarks import bfcl_data_dir
-from agentloop.benchmarks.bfcl._bfcl_data import (
-    BFCL_CATEGORIES,
-    BFCL_DATA_ENV,
-    BFCL_TARGET,
-    bfcl_package,
-    bfcl_rows,
-    export_bfcl,
-)
+from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES, bfcl_rows, export_bfcl
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, BFCL_TARGET, bfcl_package
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
 from agentloop.harness.data._dataset import iter_samples, scan_dataset

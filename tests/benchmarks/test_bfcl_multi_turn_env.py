@@ -7,14 +7,15 @@ import json
 import pytest
 
 from agentloop.benchmarks import bfcl_environment, check_bfcl_category
-from agentloop.benchmarks.bfcl._bfcl_convert import PYTHON_HINT
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV, bfcl_rows
-from agentloop.benchmarks.bfcl._bfcl_env import bfcl_class_docs, call_bfcl_method
-from agentloop.benchmarks.bfcl._bfcl_multi import (
+from agentloop.benchmarks.bfcl._convert import PYTHON_HINT
+from agentloop.benchmarks.bfcl._data import bfcl_rows
+from agentloop.benchmarks.bfcl._env import bfcl_class_docs, call_bfcl_method
+from agentloop.benchmarks.bfcl._multi import (
     MISSED_FUNCTION_PROMPT,
     MULTI_TURN_CATEGORIES,
     parse_bfcl_call,
 )
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
 from agentloop.errors import DatasetError
 from agentloop.harness.data._dataset import scan_dataset
 from tests.benchmarks.conftest import FIXTURE

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentloop.benchmarks import bfcl_lines
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows, export_bfcl
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES
-from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT, summarize_bfcl
+from agentloop.benchmarks.bfcl._data import bfcl_rows, export_bfcl
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES
+from agentloop.benchmarks.bfcl._summary import MULTI_TURN_VERDICT, summarize_bfcl
 from agentloop.harness import load_config, rescore_run
 from agentloop.harness.data._dataset import scan_dataset
 from agentloop.harness.data._rows import parse_line

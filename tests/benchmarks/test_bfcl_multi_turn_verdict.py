@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from agentloop.benchmarks import bfcl_multi_turn_verdict
-from agentloop.benchmarks.bfcl._bfcl_data import bfcl_package, bfcl_rows
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES
+from agentloop.benchmarks.bfcl._data import bfcl_rows
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES
+from agentloop.benchmarks.bfcl._package import bfcl_package
 from agentloop.engine import Trajectory, TurnRecord
 from agentloop.engine._wire import from_wire
 from tests.support.harness import bench_module

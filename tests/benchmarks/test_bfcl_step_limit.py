@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV
-from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
+from agentloop.benchmarks.bfcl._summary import MULTI_TURN_VERDICT
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, read_results

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV
-from agentloop.benchmarks.bfcl._bfcl_summary import MULTI_TURN_VERDICT
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
+from agentloop.benchmarks.bfcl._summary import MULTI_TURN_VERDICT
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, read_results
@@ -94,7 +94,7 @@ def test_a_step_with_a_raw_tab_is_dropped_by_the_multi_turn_verdict(
 
 
 def test_score_mode_reads_a_recorded_blank_or_tab_call_as_bfcl_does(tmp_path: Path) -> None:
-    from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows
+    from agentloop.benchmarks.bfcl._data import bfcl_rows
 
     row = next(r for r in bfcl_rows("irrelevance") if r["id"] == "irrelevance_0")
     lines = []

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_summary import format_bfcl_summary, summarize_bfcl
+from agentloop.benchmarks.bfcl._summary import format_bfcl_summary, summarize_bfcl
 from agentloop.errors import AgentloopError
 from tests.support.harness import write_jsonl
 

@@ -11,8 +11,8 @@ from typing import Any
 import agentloop.evals as evals
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_convert import openai_name
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_CATEGORIES, NO_CALL_CATEGORIES, bfcl_rows
+from agentloop.benchmarks.bfcl._convert import openai_name
+from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES, NO_CALL_CATEGORIES, bfcl_rows
 from tests.benchmarks.conftest import FIXTURE
 
 pytestmark = pytest.mark.skipif(

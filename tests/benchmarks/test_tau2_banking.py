@@ -15,15 +15,15 @@ import pytest
 import yaml
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from agentloop.benchmarks.tau2._tau2_data import domain_tasks, knowledge_base, tau2_rows
-from agentloop.benchmarks.tau2._tau2_env import Tau2Environment, tau2_environment
-from agentloop.benchmarks.tau2._tau2_retrieval import (
+from agentloop.benchmarks.tau2._data import domain_tasks, knowledge_base, tau2_rows
+from agentloop.benchmarks.tau2._env import Tau2Environment, tau2_environment
+from agentloop.benchmarks.tau2._retrieval import (
     OFFLINE_CONFIGS,
     bm25_search,
     grep_search,
     retrieval_toolkit,
 )
-from agentloop.benchmarks.tau2._tau2_verdict import Conversation, tau2_score
+from agentloop.benchmarks.tau2._verdict import Conversation, tau2_score
 from agentloop.errors import DatasetError
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync

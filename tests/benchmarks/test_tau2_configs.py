@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks.tau2._tau2_data import tau2_retrieval_config, tau2_rows
-from agentloop.benchmarks.tau2._tau2_env import DOMAINS
+from agentloop.benchmarks.tau2._data import DOMAIN_NAMES, tau2_retrieval_config, tau2_rows
+from agentloop.benchmarks.tau2._env import DOMAINS
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
 from agentloop.harness.run._sample import prepare
@@ -22,7 +22,7 @@ VERDICT = "agentloop.benchmarks:tau2_verdict"
 
 
 def test_one_config_per_built_domain() -> None:
-    assert sorted(p.stem for p in CONFIGS) == sorted(DOMAINS)
+    assert sorted(p.stem for p in CONFIGS) == sorted(DOMAINS) == sorted(DOMAIN_NAMES)
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)

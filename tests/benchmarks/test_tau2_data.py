@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agentloop.benchmarks import tau2_domain, tau2_task_set
-from agentloop.benchmarks.tau2 import _tau2_data
-from agentloop.benchmarks.tau2._tau2_data import (
+from agentloop.benchmarks.tau2 import _data as tau2_data
+from agentloop.benchmarks.tau2._data import (
     AGENT_GREETING,
     SHIPPED_DATA,
     TAU2_DATA_ENV,
@@ -176,7 +176,7 @@ def test_the_default_task_set_needs_no_other_package(monkeypatch: pytest.MonkeyP
     def nowhere(*args: object) -> None:
         return None
 
-    monkeypatch.setattr(_tau2_data, "data_package", nowhere)  # inspect-evals not installed
+    monkeypatch.setattr(tau2_data, "data_package", nowhere)  # inspect-evals not installed
     assert tau2_data_dir() == SHIPPED_DATA
     assert len(list(tau2_rows("airline"))) == 50
     with pytest.raises(DatasetError, match=r"task set 0.2 \(before 1.0\): the inspect-evals pack"):

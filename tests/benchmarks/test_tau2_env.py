@@ -9,9 +9,9 @@ import json
 import pytest
 
 from agentloop.benchmarks import tau2_environment
-from agentloop.benchmarks.tau2._tau2_data import domain_db, tau2_rows
-from agentloop.benchmarks.tau2._tau2_env import Tau2Environment
-from agentloop.benchmarks.tau2._tau2_toolkit import result_text
+from agentloop.benchmarks.tau2._data import domain_db, tau2_rows
+from agentloop.benchmarks.tau2._env import Tau2Environment
+from agentloop.benchmarks.tau2._toolkit import result_text
 from agentloop.engine import PendingCall, ToolDispatcher
 from agentloop.errors import DatasetError
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks.tau2._tau2_data import tau2_rows
+from agentloop.benchmarks.tau2._data import tau2_rows
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import (

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.tau2._tau2_results_in import load_tau2_results, rescore_tau2_results
-from agentloop.benchmarks.tau2._tau2_results_out import export_tau2_run, write_submission
-from agentloop.benchmarks.tau2._tau2_summary import summarize_tau2
+from agentloop.benchmarks.tau2._results_in import load_tau2_results, rescore_tau2_results
+from agentloop.benchmarks.tau2._results_out import export_tau2_run, write_submission
+from agentloop.benchmarks.tau2._summary import summarize_tau2
 from agentloop.cli import main
 from agentloop.errors import AgentloopError, DatasetError
 from tests.support.harness import ROOT, bench_module, read_results
@@ -286,7 +286,7 @@ def test_a_run_of_two_domains_is_refused_in_one_line(tmp_path: Path) -> None:
 def test_banking_knowledge_keeps_its_retrieval_config_both_ways(
     tmp_path: Path, roundtrip: Any
 ) -> None:
-    from agentloop.benchmarks.tau2._tau2_data import domain_tasks
+    from agentloop.benchmarks.tau2._data import domain_tasks
 
     first, second = (str(t["id"]) for t in domain_tasks("banking_knowledge")[:2])
     plan = {first: "canonical", second: "dropped"}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentloop.benchmarks.tau2._tau2_data import tau2_rows
-from agentloop.benchmarks.tau2._tau2_summary import VERDICT, format_tau2_summary, summarize_tau2
+from agentloop.benchmarks.tau2._data import tau2_rows
+from agentloop.benchmarks.tau2._summary import VERDICT, format_tau2_summary, summarize_tau2
 from agentloop.cli import main
 from agentloop.errors import AgentloopError
 

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from agentloop.benchmarks import tau2_environment
-from agentloop.benchmarks.tau2._tau2_data import tau2_rows
-from agentloop.benchmarks.tau2._tau2_env import Tau2Environment
+from agentloop.benchmarks.tau2._data import tau2_rows
+from agentloop.benchmarks.tau2._env import Tau2Environment
 
 ROAMING_TASK = "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
 OVERDUE_TASK = "[service_issue]overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]"

@@ -11,9 +11,9 @@ import anyio
 import pytest
 
 from agentloop.benchmarks import tau2_verdict
-from agentloop.benchmarks.tau2._tau2_data import tau2_rows
-from agentloop.benchmarks.tau2._tau2_env import same_state, tau2_environment
-from agentloop.benchmarks.tau2._tau2_verdict import (
+from agentloop.benchmarks.tau2._data import tau2_rows
+from agentloop.benchmarks.tau2._env import same_state, tau2_environment
+from agentloop.benchmarks.tau2._verdict import (
     Conversation,
     conversation_of,
     tau2_judged,

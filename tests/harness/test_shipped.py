@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from agentloop.evals import normalize_answer
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV, bfcl_package
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli import _demo as demo
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
@@ -141,7 +141,7 @@ def test_demo_runs_the_quickstart(tmp_path: Path, capsys: pytest.CaptureFixture[
     # The demo's local model is replaced by the offline script (make test-live runs a
     # real local model).
     script = "scripted:configs/scripts/quickstart.json"
-    assert demo.main(["--model", script, "--output-dir", str(tmp_path)]) == 0
+    assert main(["demo", "--model", script, "--output-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "answer_match" in out and "tool_call_match" in out and "results:" in out
     assert "local model server" not in out
@@ -152,7 +152,7 @@ def test_demo_without_the_local_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(demo, "missing_local_extra", lambda: ["llama_cpp"])
-    assert demo.main() == 2
+    assert main(["demo"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'agentloop[local]'" in err and len(err.splitlines()) == 1
 
@@ -191,7 +191,7 @@ needs_bfcl = pytest.mark.skipif(
 def test_the_bfcl_offline_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # configs/bfcl/simple_python.yaml's recipe (docs/pages/bfcl.md): the first 10 rows of
     # the category, scored on BFCL's own ground truth by its verdict, offline.
-    from agentloop.benchmarks.bfcl._bfcl_summary import summarize_bfcl
+    from agentloop.benchmarks.bfcl._summary import summarize_bfcl
 
     code, _, err = run_cli(
         capsys, "run", "configs/bfcl/simple_python.yaml", "--limit", "10",

@@ -8,13 +8,13 @@ first use. ``agentloop.benchmarks`` exports the same names.
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentloop.benchmarks.agentdojo._agentdojo_env import agentdojo_environment
-    from agentloop.benchmarks.agentdojo._agentdojo_rows import (
+    from agentloop.benchmarks.agentdojo._env import agentdojo_environment
+    from agentloop.benchmarks.agentdojo._rows import (
         agentdojo_lines,
         agentdojo_suite,
         check_agentdojo_source,
     )
-    from agentloop.benchmarks.agentdojo._agentdojo_verdict import (
+    from agentloop.benchmarks.agentdojo._verdict import (
         agentdojo_security,
         agentdojo_utility,
     )
@@ -24,13 +24,13 @@ else:  # imported on first use: a config checks its dataset's prefix without Age
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "agentloop.benchmarks.agentdojo._agentdojo_env": ["agentdojo_environment"],
-            "agentloop.benchmarks.agentdojo._agentdojo_rows": [
+            "agentloop.benchmarks.agentdojo._env": ["agentdojo_environment"],
+            "agentloop.benchmarks.agentdojo._rows": [
                 "agentdojo_lines",
                 "agentdojo_suite",
                 "check_agentdojo_source",
             ],
-            "agentloop.benchmarks.agentdojo._agentdojo_verdict": [
+            "agentloop.benchmarks.agentdojo._verdict": [
                 "agentdojo_security",
                 "agentdojo_utility",
             ],

@@ -9,28 +9,24 @@ imported on first use. ``agentloop.benchmarks`` exports the same names.
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentloop.benchmarks.bfcl._bfcl_data import (
-        bfcl_category,
-        bfcl_data_dir,
-        bfcl_lines,
-        check_bfcl_category,
-    )
-    from agentloop.benchmarks.bfcl._bfcl_env import bfcl_environment
-    from agentloop.benchmarks.bfcl._bfcl_multi_verdict import bfcl_multi_turn_verdict
+    from agentloop.benchmarks.bfcl._data import bfcl_category, bfcl_lines, check_bfcl_category
+    from agentloop.benchmarks.bfcl._env import bfcl_environment
+    from agentloop.benchmarks.bfcl._multi_verdict import bfcl_multi_turn_verdict
+    from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 else:  # imported on first use: a config checks its dataset's prefix without LangChain
     from agentloop._lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "agentloop.benchmarks.bfcl._bfcl_data": [
+            "agentloop.benchmarks.bfcl._data": [
                 "bfcl_category",
-                "bfcl_data_dir",
                 "bfcl_lines",
                 "check_bfcl_category",
             ],
-            "agentloop.benchmarks.bfcl._bfcl_env": ["bfcl_environment"],
-            "agentloop.benchmarks.bfcl._bfcl_multi_verdict": ["bfcl_multi_turn_verdict"],
+            "agentloop.benchmarks.bfcl._env": ["bfcl_environment"],
+            "agentloop.benchmarks.bfcl._multi_verdict": ["bfcl_multi_turn_verdict"],
+            "agentloop.benchmarks.bfcl._package": ["bfcl_data_dir"],
         },
     )
     del lazy_exports

@@ -7,7 +7,7 @@ the user's tools in dual control) and its official evaluator's reward (``tau2_ve
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentloop.benchmarks.tau2._tau2_data import (
+    from agentloop.benchmarks.tau2._data import (
         LEGACY_TASK_SET,
         check_tau2_domain,
         check_tau2_options,
@@ -17,15 +17,15 @@ if TYPE_CHECKING:
         tau2_retrieval_config,
         tau2_task_set,
     )
-    from agentloop.benchmarks.tau2._tau2_env import tau2_environment
-    from agentloop.benchmarks.tau2._tau2_verdict import tau2_verdict
+    from agentloop.benchmarks.tau2._env import tau2_environment
+    from agentloop.benchmarks.tau2._verdict import tau2_verdict
 else:  # imported on first use: a config checks its dataset's prefix without LangChain
     from agentloop._lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "agentloop.benchmarks.tau2._tau2_data": [
+            "agentloop.benchmarks.tau2._data": [
                 "LEGACY_TASK_SET",
                 "check_tau2_domain",
                 "check_tau2_options",
@@ -35,8 +35,8 @@ else:  # imported on first use: a config checks its dataset's prefix without Lan
                 "tau2_retrieval_config",
                 "tau2_task_set",
             ],
-            "agentloop.benchmarks.tau2._tau2_env": ["tau2_environment"],
-            "agentloop.benchmarks.tau2._tau2_verdict": ["tau2_verdict"],
+            "agentloop.benchmarks.tau2._env": ["tau2_environment"],
+            "agentloop.benchmarks.tau2._verdict": ["tau2_verdict"],
         },
     )
     del lazy_exports

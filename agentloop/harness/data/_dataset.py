@@ -33,8 +33,8 @@ order mark at the start of the file (some Windows editors write one) is skipped.
 ``agentloop.benchmarks``: the lines ``agentloop bfcl export`` would write, line N
 being row N, so the rows and the sha256 are those of the exported file. ``tau2:<domain>``
 (``tau2:<domain>@<task set>``) reads a τ²-bench domain the same way
-(``agentloop.benchmarks.tau2._tau2_data``), ``agentdojo:<suite>`` (``?version=...&attack=...``) an
-AgentDojo suite (``agentloop.benchmarks.agentdojo._agentdojo_rows``).
+(``agentloop.benchmarks.tau2._data``), ``agentdojo:<suite>`` (``?version=...&attack=...``) an
+AgentDojo suite (``agentloop.benchmarks.agentdojo._rows``).
 """
 
 from __future__ import annotations

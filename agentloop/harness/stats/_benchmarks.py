@@ -3,11 +3,11 @@ benchmark's rewards, kept in ``summary.json`` (``benchmarks``) and printed with 
 
 - ``agentdojo`` (the run has ``agentdojo_utility``): AgentDojo's table, utility, utility under
   attack and targeted attack success rate per suite and over all suites
-  (``agentloop.benchmarks.agentdojo._agentdojo_summary``);
+  (``agentloop.benchmarks.agentdojo._summary``);
 - ``tau2`` (the run has ``tau2_verdict``): per domain, τ²-bench's average reward and pass^k
   as τ²-bench's metrics count them (infrastructure errors left out) beside agentloop's rule
   (an errored trial failed), and whether the run compares with τ²-bench's leaderboard
-  (``agentloop.benchmarks.tau2._tau2_summary``).
+  (``agentloop.benchmarks.tau2._summary``).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ def benchmark_figures(
     the benchmark's; ``results`` gives the run's latest results (read once per benchmark)."""
     found: dict[str, Any] = {}
     if AGENTDOJO_REWARD in rewards:
-        from agentloop.benchmarks.agentdojo._agentdojo_summary import agentdojo_tables
+        from agentloop.benchmarks.agentdojo._summary import agentdojo_tables
 
         tables = agentdojo_tables(results())
         if tables is not None:
             found["agentdojo"] = tables.model_dump(mode="json")
     if TAU2_REWARD in rewards:
-        from agentloop.benchmarks.tau2._tau2_summary import tau2_domains
+        from agentloop.benchmarks.tau2._summary import tau2_domains
 
         domains = tau2_domains(header, results(), run)
         if domains:
@@ -50,7 +50,7 @@ def format_benchmark_figures(benchmarks: Mapping[str, Any]) -> list[str]:
     ``agentloop tau2 summary``), a text per benchmark."""
     texts = []
     if "agentdojo" in benchmarks:
-        from agentloop.benchmarks.agentdojo._agentdojo_summary import (
+        from agentloop.benchmarks.agentdojo._summary import (
             AgentDojoSummary,
             format_agentdojo_summary,
         )
@@ -59,7 +59,7 @@ def format_benchmark_figures(benchmarks: Mapping[str, Any]) -> list[str]:
             format_agentdojo_summary(AgentDojoSummary.model_validate(benchmarks["agentdojo"]))
         )
     if "tau2" in benchmarks:
-        from agentloop.benchmarks.tau2._tau2_summary import Tau2Summary, format_tau2_summary
+        from agentloop.benchmarks.tau2._summary import Tau2Summary, format_tau2_summary
 
         texts.append(
             format_tau2_summary(Tau2Summary.model_validate({"domains": benchmarks["tau2"]}))

@@ -2,7 +2,7 @@
 not compared unless asked (``agentloop compare --across-task-sets``).
 
 A τ²-bench run records its task set in ``run.json`` (``dataset.task_set``) and in each row's
-``metadata.task_set`` (``agentloop.benchmarks.tau2._tau2_data``). A τ²-bench run from before task
+``metadata.task_set`` (``agentloop.benchmarks.tau2._data``). A τ²-bench run from before task
 sets were recorded read τ²-bench's files from before 1.0 (the only ones agentloop read then):
 task set ``0.2``. Other datasets have no task set and are never refused here (their files'
 digests are compared with a warning, ``agentloop.harness.stats._compare``).

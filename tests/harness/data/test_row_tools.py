@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_DATA_ENV, bfcl_package
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
 from agentloop.harness.run._sample import prepare

@@ -1,6 +1,6 @@
 """τ²-bench's telecom domain, the carrier's side, written here from its published tool
 specifications and database schema: customers, lines, plans, bills and devices, the agent's
-tools over them, and the link to the customer's phone (``_tau2_phone``): after every call
+tools over them, and the link to the customer's phone (``_phone``): after every call
 that succeeds τ²-bench syncs the phone with the carrier's records (:meth:`TelecomTools.sync`).
 
 The date is τ²-bench's fixed one, 2025-02-25. A data refuel on a customer without a draft bill
@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentloop.benchmarks.tau2._tau2_phone import PaymentRequest, TelecomUserTools
-from agentloop.benchmarks.tau2._tau2_toolkit import DB, Toolkit, tau2_tool
+from agentloop.benchmarks.tau2._phone import PaymentRequest, TelecomUserTools
+from agentloop.benchmarks.tau2._toolkit import DB, Toolkit, tau2_tool
 
 __all__ = ["TelecomDB", "TelecomTools", "today"]
 

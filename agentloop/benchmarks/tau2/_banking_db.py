@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentloop.benchmarks.tau2._tau2_toolkit import DB
+from agentloop.benchmarks.tau2._toolkit import DB
 
 __all__ = [
     "NOW",

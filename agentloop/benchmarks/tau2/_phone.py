@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentloop.benchmarks.tau2._tau2_toolkit import DB, Toolkit, tau2_tool
+from agentloop.benchmarks.tau2._toolkit import DB, Toolkit, tau2_tool
 
 __all__ = ["PaymentRequest", "TelecomUserDB", "TelecomUserTools"]
 

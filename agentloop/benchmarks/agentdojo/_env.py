@@ -2,7 +2,7 @@
 
 The factory (``environment: agentloop.benchmarks:agentdojo_environment``) reads the row's
 ``environment``: ``{"suite", "version", "user_task", "injection_task", "injections"}``
-(``agentloop.benchmarks.agentdojo._agentdojo_rows``) and builds what AgentDojo's
+(``agentloop.benchmarks.agentdojo._rows``) and builds what AgentDojo's
 ``run_task_with_pipeline`` builds: the suite's environment loaded with the injections spliced
 into its YAML text (AgentDojo's ``load_and_inject_default_environment``), then the user task's
 ``init_environment`` (an injection task run as a user task starts from the loaded one), fresh
@@ -45,8 +45,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module, load_suite
-from agentloop.benchmarks.agentdojo._agentdojo_rows import defended
+from agentloop.benchmarks.agentdojo._package import agentdojo_module, load_suite
+from agentloop.benchmarks.agentdojo._rows import defended
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 

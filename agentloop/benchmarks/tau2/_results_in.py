@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks.tau2._tau2_data import (
+from agentloop.benchmarks.tau2._data import (
     KNOWLEDGE_DOMAIN,
     TASK_SET,
     check_tau2_domain,
@@ -45,7 +45,7 @@ from agentloop.benchmarks.tau2._tau2_data import (
     domain_tasks,
     tau2_row,
 )
-from agentloop.benchmarks.tau2._tau2_verdict import CheckResult, Conversation, tau2_score
+from agentloop.benchmarks.tau2._verdict import CheckResult, Conversation, tau2_score
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -281,7 +281,7 @@ def write_rescored(items: Iterable[Rescored], outdir: str | Path) -> Path:
 
 
 def _pass_hat(trials: Mapping[str, list[bool]]) -> dict[int, float]:
-    from agentloop.benchmarks.tau2._tau2_summary import pass_hat_k
+    from agentloop.benchmarks.tau2._summary import pass_hat_k
 
     kept = [t for t in trials.values() if t]
     if not kept:

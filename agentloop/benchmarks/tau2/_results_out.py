@@ -52,7 +52,7 @@ from typing import Any
 
 from agentloop._content import content_text
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks.tau2._tau2_data import (
+from agentloop.benchmarks.tau2._data import (
     AGENT_GREETING,
     KNOWLEDGE_DOMAIN,
     TASK_SET,
@@ -60,7 +60,7 @@ from agentloop.benchmarks.tau2._tau2_data import (
     domain_tasks,
     tau2_row,
 )
-from agentloop.benchmarks.tau2._tau2_env import DOMAINS
+from agentloop.benchmarks.tau2._env import DOMAINS
 from agentloop.errors import AgentloopError
 
 __all__ = ["export_tau2_run", "submission_results", "termination_reason", "write_submission"]

@@ -50,7 +50,7 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentloop._content import content_text
-from agentloop.benchmarks.tau2._tau2_env import Tau2Environment, same_state
+from agentloop.benchmarks.tau2._env import Tau2Environment, same_state
 from agentloop.evals import RewardResult
 
 if TYPE_CHECKING:

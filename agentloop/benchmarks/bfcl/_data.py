@@ -1,5 +1,5 @@
 """BFCL's categories read from its own package, as agentloop dataset rows (single-turn
-here, multi-turn through ``_bfcl_multi``).
+here, multi-turn through ``_multi``).
 
 The data comes from ``bfcl-eval`` (``bfcl_eval/data/BFCL_v4_<category>.json`` and
 ``possible_answer/``; JSON Lines despite the name), installed with ``pip install
@@ -16,37 +16,28 @@ and ``dataset: bfcl:<category>`` reads them, so both give the same rows and sha2
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks._packages import data_package
-from agentloop.benchmarks.bfcl._bfcl_convert import bfcl_row
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
+from agentloop.benchmarks.bfcl._convert import bfcl_row
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
+from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 from agentloop.errors import DatasetError
 
 __all__ = [
     "BFCL_CATEGORIES",
-    "BFCL_DATA_ENV",
-    "BFCL_INSTALL",
     "BFCL_PREFIX",
-    "BFCL_TARGET",
     "NO_CALL_CATEGORIES",
     "bfcl_category",
-    "bfcl_data_dir",
     "bfcl_lines",
-    "bfcl_package",
     "bfcl_rows",
     "check_bfcl_category",
     "export_bfcl",
 ]
 
 BFCL_PREFIX = "bfcl:"
-BFCL_DATA_ENV = "AGENTLOOP_BFCL_DATA"
-BFCL_INSTALL = "pip install --no-deps 'bfcl-eval==2026.3.23'"
-BFCL_TARGET = "bfcl-eval"
-"""The folder, under the environment's prefix, where ``make`` installs bfcl-eval."""
+
 
 BFCL_CATEGORIES = (
     "simple_python",
@@ -76,27 +67,6 @@ def check_bfcl_category(category: str) -> None:
     if category not in BFCL_CATEGORIES and category not in MULTI_TURN_CATEGORIES:
         known = ", ".join(BFCL_CATEGORIES + MULTI_TURN_CATEGORIES)
         raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")
-
-
-def bfcl_data_dir(data_dir: str | Path | None = None) -> Path:
-    """Where the BFCL files are: ``data_dir``, else ``$AGENTLOOP_BFCL_DATA``, else the
-    installed ``bfcl_eval`` package (found without importing it: its imports are heavy)."""
-    explicit = data_dir or os.environ.get(BFCL_DATA_ENV)
-    if explicit:
-        path = Path(explicit)
-        if not path.is_dir():
-            raise DatasetError(f"BFCL data directory not found: {path}")
-        return path
-    package = bfcl_package()
-    if package is None:
-        raise DatasetError(f"BFCL data: the bfcl-eval package is not installed; {BFCL_INSTALL}")
-    return package / "data"
-
-
-def bfcl_package() -> Path | None:
-    """The folder of the installed ``bfcl_eval`` package, or None
-    (``agentloop.benchmarks._packages``)."""
-    return data_package("bfcl_eval", BFCL_TARGET)
 
 
 def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from agentloop.benchmarks.bfcl._bfcl_convert import PYTHON_HINT, openai_tools
+from agentloop.benchmarks.bfcl._convert import PYTHON_HINT, openai_tools
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -64,7 +64,7 @@ def _check_class(name: str) -> None:
 
 
 def _load_class(name: str) -> type:
-    from agentloop.benchmarks.bfcl._bfcl_data import BFCL_INSTALL, bfcl_package
+    from agentloop.benchmarks.bfcl._package import BFCL_INSTALL, bfcl_package
 
     _check_class(name)
     bfcl_package()  # importable wherever it was installed
@@ -78,7 +78,7 @@ def _load_class(name: str) -> type:
 
 @functools.cache
 def _class_docs(name: str) -> tuple[str, ...]:
-    from agentloop.benchmarks.bfcl._bfcl_data import bfcl_data_dir
+    from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 
     path = bfcl_data_dir() / "multi_turn_func_doc" / BFCL_CLASSES[name][1]
     try:

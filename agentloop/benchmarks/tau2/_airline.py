@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field
 
-from agentloop.benchmarks.tau2._tau2_toolkit import DB, Toolkit, calculate, tau2_tool
+from agentloop.benchmarks.tau2._toolkit import DB, Toolkit, calculate, tau2_tool
 
 __all__ = ["AirlineTools", "FlightDB"]
 

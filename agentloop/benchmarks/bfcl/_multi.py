@@ -22,7 +22,7 @@ import functools
 import inspect
 from typing import Any
 
-from agentloop.benchmarks.bfcl._bfcl_convert import openai_name
+from agentloop.benchmarks.bfcl._convert import openai_name
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -45,7 +45,7 @@ MISSED_FUNCTION_PROMPT = "I have updated some more functions you can choose from
 @functools.cache
 def _parameters(involved_classes: tuple[str, ...]) -> dict[str, list[str]]:
     """Method name -> its parameter names (a later class wins a shared name)."""
-    from agentloop.benchmarks.bfcl._bfcl_env import _load_class  # LangChain: not for a data row
+    from agentloop.benchmarks.bfcl._env import _load_class  # LangChain: not for a data row
 
     found: dict[str, list[str]] = {}
     for name in involved_classes:

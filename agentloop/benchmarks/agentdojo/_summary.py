@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, computed_field
 
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks.agentdojo._agentdojo_package import SUITES
+from agentloop.benchmarks.agentdojo._package import SUITES
 from agentloop.errors import AgentloopError
 
 __all__ = [

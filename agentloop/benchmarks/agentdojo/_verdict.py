@@ -2,7 +2,7 @@
 ``TaskSuite.run_task_with_pipeline`` computes them.
 
 The conversation is run again on a fresh environment of its row (the row's ``environment``,
-``agentloop.benchmarks.agentdojo._agentdojo_env``): every call the agent made, in the order
+``agentloop.benchmarks.agentdojo._env``): every call the agent made, in the order
 it made them, the ones agentloop ran (``ok``, ``error``, ``timeout``) run again by AgentDojo's
 runtime as the environment ran them (string lists coerced), the others (an unknown tool, the
 calls of the reply after the last round, which AgentDojo does not run either) only recorded.
@@ -38,8 +38,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentloop._content import content_text
-from agentloop.benchmarks.agentdojo._agentdojo_env import task_environment
-from agentloop.benchmarks.agentdojo._agentdojo_package import agentdojo_module
+from agentloop.benchmarks.agentdojo._env import task_environment
+from agentloop.benchmarks.agentdojo._package import agentdojo_module
 from agentloop.evals import NotApplicable, RewardResult, lower_is_better
 
 __all__ = [

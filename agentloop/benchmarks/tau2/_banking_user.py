@@ -1,5 +1,5 @@
 """τ²-bench's banking_knowledge domain: the customer's tools (dual control), on the same
-database as the agent's (``_tau2_banking``): apply for a card, refer someone, buy with a
+database as the agent's (``_banking``): apply for a card, refer someone, buy with a
 card, ask for a human, and call the discoverable tools the agent gave it. Written here from
 τ²-bench's published specifications; the texts are τ²-bench's."""
 
@@ -9,7 +9,7 @@ import inspect
 import json
 from typing import Any
 
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_db import (
     TODAY,
     TransactionalDB,
     account_balance,
@@ -20,7 +20,7 @@ from agentloop.benchmarks.tau2._tau2_banking_db import (
     query_text,
     transaction_id,
 )
-from agentloop.benchmarks.tau2._tau2_toolkit import (
+from agentloop.benchmarks.tau2._toolkit import (
     Toolkit,
     discoverable_methods,
     discoverable_tool,

@@ -11,14 +11,14 @@ import json
 from datetime import datetime
 from typing import Any
 
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_db import (
     TODAY,
     TransactionalDB,
     add_record,
     hex_id,
     title,
 )
-from agentloop.benchmarks.tau2._tau2_toolkit import discoverable_tool
+from agentloop.benchmarks.tau2._toolkit import discoverable_tool
 
 __all__ = ["CardActions"]
 

@@ -1,7 +1,7 @@
 """τ²-bench's retrieval configurations of the banking_knowledge domain (its
 ``--retrieval-config``): which knowledge-base tools the agent gets and what its system prompt
 holds. Written here from τ²-bench's published configurations; the documents and prompt files
-are τ²-bench's (``agentloop.benchmarks.tau2._tau2_data``).
+are τ²-bench's (``agentloop.benchmarks.tau2._data``).
 
 Offline:
 
@@ -35,8 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentloop.benchmarks.tau2._tau2_banking import KnowledgeTools
-from agentloop.benchmarks.tau2._tau2_toolkit import tau2_tool
+from agentloop.benchmarks.tau2._banking import KnowledgeTools
+from agentloop.benchmarks.tau2._toolkit import tau2_tool
 from agentloop.errors import DatasetError
 
 __all__ = [

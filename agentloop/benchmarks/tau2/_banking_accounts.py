@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_db import (
     NOW,
     TODAY,
     TransactionalDB,
@@ -22,7 +22,7 @@ from agentloop.benchmarks.tau2._tau2_banking_db import (
     query_text,
     records_text,
 )
-from agentloop.benchmarks.tau2._tau2_toolkit import discoverable_tool
+from agentloop.benchmarks.tau2._toolkit import discoverable_tool
 
 __all__ = ["AccountActions"]
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from agentloop.benchmarks.agentdojo._agentdojo_package import (
+from agentloop.benchmarks.agentdojo._package import (
     DEFAULT_ATTACK,
     DEFAULT_VERSION,
     SUITES,

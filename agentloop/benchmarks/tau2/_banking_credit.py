@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_db import (
     TODAY,
     TransactionalDB,
     account_balance,
@@ -23,7 +23,7 @@ from agentloop.benchmarks.tau2._tau2_banking_db import (
     transaction_id,
     update_record,
 )
-from agentloop.benchmarks.tau2._tau2_toolkit import discoverable_tool
+from agentloop.benchmarks.tau2._toolkit import discoverable_tool
 
 __all__ = ["CreditCardActions"]
 

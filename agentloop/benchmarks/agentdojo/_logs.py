@@ -39,8 +39,8 @@ from typing import Any
 
 import yaml
 
-from agentloop.benchmarks.agentdojo._agentdojo_env import DETECTOR, detected_text
-from agentloop.benchmarks.agentdojo._agentdojo_package import DEFAULT_VERSION, load_suite
+from agentloop.benchmarks.agentdojo._env import DETECTOR, detected_text
+from agentloop.benchmarks.agentdojo._package import DEFAULT_VERSION, load_suite
 from agentloop.errors import DatasetError
 
 __all__ = ["LOG_DEFENSES", "LogImport", "find_logs", "import_logs", "log_case"]

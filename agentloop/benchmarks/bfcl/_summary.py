@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks.bfcl._bfcl_data import BFCL_CATEGORIES
-from agentloop.benchmarks.bfcl._bfcl_multi import MULTI_TURN_CATEGORIES
+from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES
+from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES
 from agentloop.errors import AgentloopError
 
 __all__ = ["BfclSummary", "CategoryScore", "GroupScore", "format_bfcl_summary", "summarize_bfcl"]

@@ -35,7 +35,7 @@ policy and its tech-support manual (``<main_policy>...</main_policy>\n<tech_supp
 
 banking_knowledge (τ²-bench 1.0; task set 1.0.1 only) has no single policy: a row's is its
 retrieval config's (``tau2:banking_knowledge?retrieval_config=<name>``, τ²-bench's
-``--retrieval-config``; ``agentloop.benchmarks.tau2._tau2_retrieval``), and ``golden_retrieval``'s
+``--retrieval-config``; ``agentloop.benchmarks.tau2._retrieval``), and ``golden_retrieval``'s
 holds the task's own documents. Its tasks, documents and prompt files are one bundle
 (:data:`FILE_BUNDLE`), or the repository's folders in a custom directory. Its rows'
 ``environment`` also has ``options`` (the retrieval config and the task's read allowlist) and,
@@ -62,6 +62,7 @@ __all__ = [
     "AGENT_GREETING",
     "CUSTOM_TASK_SET",
     "DEFAULT_REWARD_BASIS",
+    "DOMAIN_NAMES",
     "LEGACY_TASK_SET",
     "TASK_SET",
     "TASK_SETS",
@@ -108,7 +109,7 @@ DEFAULT_REWARD_BASIS = ["DB", "COMMUNICATE"]
 KNOWLEDGE_DOMAIN = "banking_knowledge"
 DATASET_OPTIONS = {
     "retrieval_config": "the banking_knowledge domain's retrieval configuration (τ²-bench's "
-    "--retrieval-config): agentloop.benchmarks.tau2._tau2_retrieval"
+    "--retrieval-config): agentloop.benchmarks.tau2._retrieval"
 }
 """The options a ``tau2:<domain>?<name>=<value>`` dataset source takes."""
 FILE_BUNDLE = "files.jsonl.gz"
@@ -170,12 +171,14 @@ def tau2_task_set(dataset: str) -> str | None:
     return CUSTOM_TASK_SET if os.environ.get(TAU2_DATA_ENV) else TASK_SET
 
 
+DOMAIN_NAMES = ("mock", "airline", "retail", "telecom", "banking_knowledge")
+"""The domains agentloop runs (``agentloop.benchmarks.tau2._env.DOMAINS`` builds each)."""
+
+
 def check_tau2_domain(domain: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown domain."""
-    from agentloop.benchmarks.tau2._tau2_env import DOMAINS
-
-    if domain not in DOMAINS:
-        known = ", ".join(DOMAINS)
+    if domain not in DOMAIN_NAMES:
+        known = ", ".join(DOMAIN_NAMES)
         raise DatasetError(f"unknown τ²-bench domain {domain!r}; known: {known}")
 
 
@@ -422,8 +425,8 @@ def tau2_row(
     if task.get("user_tools") is not None:  # the user's tools τ²-bench offers (1.0)
         environment["user_tools"] = list(task["user_tools"])
     if domain == KNOWLEDGE_DOMAIN:
-        from agentloop.benchmarks.tau2._tau2_banking import read_log_allowlist
-        from agentloop.benchmarks.tau2._tau2_retrieval import knowledge_policy
+        from agentloop.benchmarks.tau2._banking import read_log_allowlist
+        from agentloop.benchmarks.tau2._retrieval import knowledge_policy
 
         policy = knowledge_policy(
             knowledge_base(task_set), retrieval_config, task.get("required_documents")
@@ -495,19 +498,19 @@ def check_tau2_options(domain: str, retrieval_config: str | None) -> None:
                 f"tau2:{domain}: retrieval_config is an option of tau2:{KNOWLEDGE_DOMAIN} only"
             )
         return
-    from agentloop.benchmarks.tau2._tau2_retrieval import check_retrieval_config
+    from agentloop.benchmarks.tau2._retrieval import check_retrieval_config
 
     check_retrieval_config(retrieval_config)
 
 
 def knowledge_base(task_set: str | None = None, data_dir: str | Path | None = None) -> Any:
-    """banking_knowledge's documents and prompt files (``_tau2_retrieval.KnowledgeBase``),
+    """banking_knowledge's documents and prompt files (``_retrieval.KnowledgeBase``),
     read once per folder."""
     return _knowledge_base(str(tau2_data_dir(data_dir, task_set) / KNOWLEDGE_DOMAIN))
 
 
 @functools.cache
 def _knowledge_base(folder: str) -> Any:
-    from agentloop.benchmarks.tau2._tau2_retrieval import KnowledgeBase
+    from agentloop.benchmarks.tau2._retrieval import KnowledgeBase
 
     return KnowledgeBase(_files(folder))

@@ -6,7 +6,7 @@ it unlocks the tool; its texts, checks and records are τ²-bench's.
 
 from __future__ import annotations
 
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_db import (
     TODAY,
     TransactionalDB,
     add_record,
@@ -16,7 +16,7 @@ from agentloop.benchmarks.tau2._tau2_banking_db import (
     query_text,
     title,
 )
-from agentloop.benchmarks.tau2._tau2_toolkit import discoverable_tool
+from agentloop.benchmarks.tau2._toolkit import discoverable_tool
 
 __all__ = ["DebitDisputeActions"]
 

@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentloop._records import RESULTS_FILE, latest_results
-from agentloop.benchmarks.tau2._tau2_data import TASK_SET, domain_tasks
+from agentloop.benchmarks.tau2._data import TASK_SET, domain_tasks
 from agentloop.errors import AgentloopError
 
 __all__ = [

@@ -1,6 +1,6 @@
 """τ²-bench's banking_knowledge domain (τ²-bench 1.0): the agent's tools over the bank's
-database (``_tau2_banking_db``), written here from its published specifications; the
-customer's are in ``_tau2_banking_user``.
+database (``_banking_db``), written here from its published specifications; the
+customer's are in ``_banking_user``.
 
 The agent has a few ordinary tools (look a customer up, log an identity verification, change
 an email, transfer to a human) and reaches the rest through the knowledge base: a document
@@ -22,7 +22,7 @@ As τ²-bench 1.0.1 grades it:
 - a bank account's transactions are listed most recent first.
 
 The retrieval tools (``KB_search``, ``grep``) and the system prompt depend on the retrieval
-configuration: ``agentloop.benchmarks.tau2._tau2_retrieval``.
+configuration: ``agentloop.benchmarks.tau2._retrieval``.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal, get_args
 
-from agentloop.benchmarks.tau2._tau2_banking_accounts import AccountActions
-from agentloop.benchmarks.tau2._tau2_banking_cards import CardActions
-from agentloop.benchmarks.tau2._tau2_banking_credit import CreditCardActions
-from agentloop.benchmarks.tau2._tau2_banking_db import (
+from agentloop.benchmarks.tau2._banking_accounts import AccountActions
+from agentloop.benchmarks.tau2._banking_cards import CardActions
+from agentloop.benchmarks.tau2._banking_credit import CreditCardActions
+from agentloop.benchmarks.tau2._banking_db import (
     TransactionalDB,
     add_record,
     eq,
@@ -44,9 +44,9 @@ from agentloop.benchmarks.tau2._tau2_banking_db import (
     query_text,
     update_record,
 )
-from agentloop.benchmarks.tau2._tau2_banking_disputes import DebitDisputeActions
-from agentloop.benchmarks.tau2._tau2_banking_user import KnowledgeUserTools
-from agentloop.benchmarks.tau2._tau2_toolkit import (
+from agentloop.benchmarks.tau2._banking_disputes import DebitDisputeActions
+from agentloop.benchmarks.tau2._banking_user import KnowledgeUserTools
+from agentloop.benchmarks.tau2._toolkit import (
     Toolkit,
     discoverable_info,
     discoverable_methods,

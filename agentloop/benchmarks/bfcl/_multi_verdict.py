@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentloop._tool_calls import lenient_texts, read_as_sent
-from agentloop.benchmarks.bfcl._bfcl_env import bfcl_instances, bfcl_methods, call_bfcl_method
+from agentloop.benchmarks.bfcl._env import bfcl_instances, bfcl_methods, call_bfcl_method
 from agentloop.evals import RewardResult
 
 __all__ = ["BfclMultiTurnDetails", "bfcl_multi_turn_verdict", "conversation_turns"]
@@ -193,7 +193,7 @@ def _result(score: float, reason: str, details: BfclMultiTurnDetails) -> RewardR
 
 @functools.cache
 def _category_rows(category: str) -> dict[str, dict[str, Any]]:
-    from agentloop.benchmarks.bfcl._bfcl_data import bfcl_rows
+    from agentloop.benchmarks.bfcl._data import bfcl_rows
 
     return {str(r["id"]): r for r in bfcl_rows(category)}
 

@@ -9,13 +9,13 @@ status, roaming and data use from the carrier's records, and payments go both wa
 
 The factory (``environment: agentloop.benchmarks:tau2_environment``) reads the row's
 ``environment``: ``{"domain": ..., "initial_state": ..., "task_set": ...}`` (the task set whose
-databases it starts from: ``agentloop.benchmarks.tau2._tau2_data``; the shipped one when absent),
+databases it starts from: ``agentloop.benchmarks.tau2._data``; the shipped one when absent),
 the task's initial state as τ²-bench
 applies it before a conversation: ``initialization_data`` merged into the databases,
 ``initialization_actions`` run, then the state-changing tool calls of ``message_history``
 replayed (the conversation's opening, which the row's messages show the agent).
 
-A call's text is τ²-bench's (``agentloop.benchmarks.tau2._tau2_toolkit``); a call that raised is
+A call's text is τ²-bench's (``agentloop.benchmarks.tau2._toolkit``); a call that raised is
 answered with τ²-bench's ``Error: <message>`` through the engine's ``ToolFailure``: the
 trajectory records the call ``error``, as τ²-bench's tool message says, and a conversation's
 ``user.max_errors`` counts it as τ²-bench's ``max_errors`` does.
@@ -31,8 +31,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from agentloop.benchmarks.tau2._tau2_data import check_tau2_domain, domain_db
-from agentloop.benchmarks.tau2._tau2_toolkit import Toolkit, deep_update
+from agentloop.benchmarks.tau2._data import check_tau2_domain, domain_db
+from agentloop.benchmarks.tau2._toolkit import Toolkit, deep_update
 from agentloop.engine import ToolFailure
 from agentloop.errors import DatasetError
 
@@ -51,33 +51,33 @@ def same_state(a: Any, b: Any) -> bool:
 
 
 def _mock() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks.tau2._tau2_mock import MockDB, MockTools, MockUserDB, MockUserTools
+    from agentloop.benchmarks.tau2._mock import MockDB, MockTools, MockUserDB, MockUserTools
 
     return MockDB, MockTools, MockUserDB, MockUserTools
 
 
 def _airline() -> tuple[type[BaseModel], type[Toolkit], None, None]:
-    from agentloop.benchmarks.tau2._tau2_airline import AirlineTools, FlightDB
+    from agentloop.benchmarks.tau2._airline import AirlineTools, FlightDB
 
     return FlightDB, AirlineTools, None, None
 
 
 def _retail() -> tuple[type[BaseModel], type[Toolkit], None, None]:
-    from agentloop.benchmarks.tau2._tau2_retail import RetailDB, RetailTools
+    from agentloop.benchmarks.tau2._retail import RetailDB, RetailTools
 
     return RetailDB, RetailTools, None, None
 
 
 def _telecom() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks.tau2._tau2_phone import TelecomUserDB, TelecomUserTools
-    from agentloop.benchmarks.tau2._tau2_telecom import TelecomDB, TelecomTools
+    from agentloop.benchmarks.tau2._phone import TelecomUserDB, TelecomUserTools
+    from agentloop.benchmarks.tau2._telecom import TelecomDB, TelecomTools
 
     return TelecomDB, TelecomTools, TelecomUserDB, TelecomUserTools
 
 
 def _banking() -> tuple[type[BaseModel], type[Toolkit], type[BaseModel], type[Toolkit]]:
-    from agentloop.benchmarks.tau2._tau2_banking import KnowledgeTools, TransactionalDB
-    from agentloop.benchmarks.tau2._tau2_banking_user import KnowledgeUserTools
+    from agentloop.benchmarks.tau2._banking import KnowledgeTools, TransactionalDB
+    from agentloop.benchmarks.tau2._banking_user import KnowledgeUserTools
 
     return TransactionalDB, KnowledgeTools, TransactionalDB, KnowledgeUserTools
 
@@ -89,7 +89,8 @@ DOMAINS: dict[str, Callable[[], tuple[Any, Any, Any, Any]]] = {
     "telecom": _telecom,
     "banking_knowledge": _banking,
 }
-"""Domain -> its (database model, agent toolkit, user database model, user toolkit)."""
+"""Domain -> its (database model, agent toolkit, user database model, user toolkit), for
+each of ``DOMAIN_NAMES`` (``tests/benchmarks/test_tau2_configs.py`` compares them)."""
 
 
 class Tau2Environment:
@@ -312,8 +313,8 @@ def _toolkit(
     unknown = set(options) - {"retrieval_config", "read_log_allowlist", "embedding_model"}
     if unknown:
         raise DatasetError(f"banking_knowledge: unknown environment options {sorted(unknown)}")
-    from agentloop.benchmarks.tau2._tau2_data import knowledge_base
-    from agentloop.benchmarks.tau2._tau2_retrieval import retrieval_toolkit
+    from agentloop.benchmarks.tau2._data import knowledge_base
+    from agentloop.benchmarks.tau2._retrieval import retrieval_toolkit
 
     allowlist = options.get("read_log_allowlist") or []
     config = options.get("retrieval_config")
