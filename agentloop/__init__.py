@@ -35,29 +35,7 @@ if TYPE_CHECKING:
 else:
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.engine": [
-                "RetryPolicy",
-                "StepRecord",
-                "TokenUsage",
-                "ToolCallRecord",
-                "Trajectory",
-                "load_tool",
-                "load_tools",
-                "run_agent",
-                "run_agent_sync",
-            ],
-            "agentloop.harness": [
-                "EvalConfig",
-                "RunOutcome",
-                "load_config",
-                "run_eval",
-                "run_eval_sync",
-            ],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 from agentloop._version import __version__

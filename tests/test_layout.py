@@ -10,7 +10,6 @@ packages share the names of their common parts (each benchmark's ``_data``, ``_e
 
 from __future__ import annotations
 
-import ast
 import importlib
 import pkgutil
 import re
@@ -23,6 +22,7 @@ import pytest
 
 import agentloop
 import agentloop.harness
+from agentloop._lazy_exports import type_checking_imports
 from tests.support.docs import doc_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,30 +155,13 @@ def test_the_top_level_api_resolves() -> None:
         assert getattr(agentloop, name) is not None, name
 
 
-def _lazy_tables(init: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """What a package's ``__init__`` imports for type checkers (``if TYPE_CHECKING:``) and
-    what it imports on first use (the table given to ``lazy_exports``), module -> names."""
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            typed: dict[str, set[str]] = defaultdict(set)
-            for imported in node.body:
-                assert isinstance(imported, ast.ImportFrom) and imported.module, init
-                typed[imported.module] |= {alias.name for alias in imported.names}
-            (call,) = [
-                n for n in ast.walk(ast.Module(node.orelse, []))
-                if isinstance(n, ast.Call) and ast.unparse(n.func) == "lazy_exports"
-            ]  # fmt: skip
-            lazy = {k: set(v) for k, v in ast.literal_eval(call.args[1]).items()}
-            return dict(typed), lazy
-    raise AssertionError(f"{init}: no `if TYPE_CHECKING:` block")
-
-
 @pytest.mark.parametrize("name", LAZY_PACKAGES)
-def test_type_checkers_see_what_is_imported_on_first_use(name: str) -> None:
+def test_the_lazy_exports_are_the_type_checkers_imports(name: str) -> None:
     package = importlib.import_module(name)
-    typed, lazy = _lazy_tables(Path(package.__file__ or ""))
-    assert typed == lazy
-    names = {n for names in lazy.values() for n in names}
+    lazy = type_checking_imports(Path(package.__file__ or ""))
+    names = set(lazy)
     assert names <= set(package.__all__)
+    for exported, module in lazy.items():
+        assert getattr(importlib.import_module(module), exported) is getattr(package, exported)
     # the rest of __all__ is imported at once
     assert all(n in vars(package) for n in set(package.__all__) - names)

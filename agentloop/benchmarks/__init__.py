@@ -52,39 +52,7 @@ if TYPE_CHECKING:
 else:  # each sub-package's names, imported on first use
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.benchmarks.agentdojo": [
-                "agentdojo_environment",
-                "agentdojo_lines",
-                "agentdojo_security",
-                "agentdojo_suite",
-                "agentdojo_utility",
-                "check_agentdojo_source",
-            ],
-            "agentloop.benchmarks.bfcl": [
-                "bfcl_category",
-                "bfcl_data_dir",
-                "bfcl_environment",
-                "bfcl_lines",
-                "bfcl_multi_turn_verdict",
-                "check_bfcl_category",
-            ],
-            "agentloop.benchmarks.tau2": [
-                "LEGACY_TASK_SET",
-                "check_tau2_domain",
-                "check_tau2_options",
-                "tau2_data_dir",
-                "tau2_domain",
-                "tau2_environment",
-                "tau2_lines",
-                "tau2_retrieval_config",
-                "tau2_task_set",
-                "tau2_verdict",
-            ],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

@@ -74,54 +74,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: a config reads the defaults without LangChain
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.engine._budget": ["FAILED_STATUSES"],
-            "agentloop.engine._content_calls": [
-                "format_content_tool_calls",
-                "parse_content_tool_calls",
-            ],
-            "agentloop.engine._conversation": ["SimulatedUser"],
-            "agentloop.engine._defaults": [
-                "AGENT_STOP_SIGNALS",
-                "DEFAULT_TOOL_TIMEOUT",
-                "USER_STOP_SIGNALS",
-            ],
-            "agentloop.engine._dispatch": ["PendingCall", "ToolDispatcher", "ToolFailure"],
-            "agentloop.engine._loop": ["Turn", "run_agent", "run_agent_sync", "split_tools"],
-            "agentloop.engine._reply": ["ContentCallParser"],
-            "agentloop.engine._request_wait": ["record_request_wait"],
-            "agentloop.engine._retry": ["RetryPolicy"],
-            "agentloop.engine._serialize": ["DEFAULT_MAX_TOOL_OUTPUT_CHARS"],
-            "agentloop.engine._sync": ["run_sync"],
-            "agentloop.engine._tool_executor": [
-                "ExecutorFactory",
-                "RecordedToolResults",
-                "ToolExecutor",
-            ],
-            "agentloop.engine._tool_loading": [
-                "as_tools",
-                "import_object",
-                "load_tool",
-                "load_tools",
-                "module_tools",
-                "one_line",
-                "tool_factory",
-            ],
-            "agentloop.engine._trajectory": [
-                "FROM_CACHE",
-                "StepRecord",
-                "StopReason",
-                "TokenUsage",
-                "ToolCallRecord",
-                "ToolCallStatus",
-                "Trajectory",
-                "TurnRecord",
-                "message_to_openai",
-            ],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

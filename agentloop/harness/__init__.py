@@ -47,32 +47,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: loading a config must not load the runner
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop._records": ["latest_results"],
-            "agentloop.harness.stats._compare": [
-                "ChangedSample",
-                "Comparison",
-                "RewardDelta",
-                "compare_runs",
-            ],
-            "agentloop.harness.config._fields": ["EvalConfig", "UserConfig"],
-            "agentloop.harness.config._loading": ["load_config"],
-            "agentloop.harness.run._environment": ["Environment"],
-            "agentloop.harness.rundir._lock": ["RunLockedError"],
-            "agentloop.harness.run._reporting": ["Reporter"],
-            "agentloop.harness.run._rescore": ["rescore_run"],
-            "agentloop.harness.run._runner": ["RunOutcome", "run_eval", "run_eval_sync"],
-            "agentloop.harness.stats._summary": [
-                "ErrorExamples",
-                "LatencyStats",
-                "RewardStats",
-                "RunSummary",
-                "summarize",
-            ],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

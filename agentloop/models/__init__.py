@@ -32,21 +32,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: a config reads ``_reasoning`` without the SDKs
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.models._base": [
-                "ModelSource",
-                "ProviderFactory",
-                "check_spec",
-                "open_model",
-                "register_provider",
-            ],
-            "agentloop.models._recording": ["request_signature"],
-            "agentloop.models._scripted": ["missing_scripts"],
-            "agentloop.models._switch": ["BOUND_OPTIONS", "follow_options"],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

@@ -21,21 +21,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: a config checks its dataset's prefix without AgentDojo
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.benchmarks.agentdojo._env": ["agentdojo_environment"],
-            "agentloop.benchmarks.agentdojo._rows": [
-                "agentdojo_lines",
-                "agentdojo_suite",
-                "check_agentdojo_source",
-            ],
-            "agentloop.benchmarks.agentdojo._verdict": [
-                "agentdojo_security",
-                "agentdojo_utility",
-            ],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

@@ -16,19 +16,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: a config checks its dataset's prefix without LangChain
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.benchmarks.bfcl._data": [
-                "bfcl_category",
-                "bfcl_lines",
-                "check_bfcl_category",
-            ],
-            "agentloop.benchmarks.bfcl._env": ["bfcl_environment"],
-            "agentloop.benchmarks.bfcl._multi_verdict": ["bfcl_multi_turn_verdict"],
-            "agentloop.benchmarks.bfcl._package": ["bfcl_data_dir"],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [

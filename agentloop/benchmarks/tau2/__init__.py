@@ -22,23 +22,7 @@ if TYPE_CHECKING:
 else:  # imported on first use: a config checks its dataset's prefix without LangChain
     from agentloop._lazy_exports import lazy_exports
 
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "agentloop.benchmarks.tau2._data": [
-                "LEGACY_TASK_SET",
-                "check_tau2_domain",
-                "check_tau2_options",
-                "tau2_data_dir",
-                "tau2_domain",
-                "tau2_lines",
-                "tau2_retrieval_config",
-                "tau2_task_set",
-            ],
-            "agentloop.benchmarks.tau2._env": ["tau2_environment"],
-            "agentloop.benchmarks.tau2._verdict": ["tau2_verdict"],
-        },
-    )
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)
     del lazy_exports
 
 __all__ = [
