@@ -82,6 +82,7 @@ test-live: $(TEST_STAMP) $(DEMO_STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check agentloop tools evals tests bench
+	$(PY) -m ruff format --check agentloop tools evals
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports  # the layers in pyproject.toml's [tool.importlinter]
 

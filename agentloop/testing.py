@@ -95,7 +95,10 @@ class _RecordingChatModel(BaseChatModel):
         return self.bind(tools=schemas, **options, **kwargs)
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
         raise NotImplementedError  # subclasses implement
@@ -149,7 +152,10 @@ class ScriptedChatModel(_RecordingChatModel):
         return reply
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
         if self.latency:
@@ -157,7 +163,10 @@ class ScriptedChatModel(_RecordingChatModel):
         return self._result(self._next(messages))
 
     async def _agenerate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
         if self.latency:
@@ -182,7 +191,10 @@ class FunctionChatModel(_RecordingChatModel):
         super().__init__(fn=fn, **kwargs)  # type: ignore[call-arg]
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
         self._requests.append(list(messages))
@@ -194,7 +206,10 @@ class FunctionChatModel(_RecordingChatModel):
         return self._result(to_ai_message(reply))
 
     async def _agenerate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
         self._requests.append(list(messages))

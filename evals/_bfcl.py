@@ -85,8 +85,12 @@ def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
 def _result(
     score: float, reason: str, category: str, error: str, n_gen: int, n_exp: int
 ) -> BfclResult:
-    details = {"category": category, "error_type": error, "generated_count": n_gen,
-               "expected_count": n_exp}  # fmt: skip
+    details = {
+        "category": category,
+        "error_type": error,
+        "generated_count": n_gen,
+        "expected_count": n_exp,
+    }
     return BfclResult.model_validate({"score": score, "reason": reason, "details": details})
 
 
@@ -130,21 +134,28 @@ def bfcl_verdict(
         rule = "a call is expected" if want_call else "no call is expected"
         error = ""  # BFCL's own error types, suffix included
         if not score:
-            error = "relevance_error:decoder_failed" if want_call else (
-                "irrelevance_error:decoder_success"
-            )  # fmt: skip
+            error = (
+                "relevance_error:decoder_failed"
+                if want_call
+                else ("irrelevance_error:decoder_success")
+            )
         return _result(score, f"{category}: {said}; {rule}", category, error, len(gen), 0)
     try:
         return _ast_verdict(category, gen, ground_truth, _docs(metadata, row), multiple, parallel)
     except Unsupported as exc:
-        return _result(0.0, f"{category}: ground truth: {exc}", category,
-                       "bfcl:ground_truth", len(gen), 0)  # fmt: skip
+        return _result(
+            0.0, f"{category}: ground truth: {exc}", category, "bfcl:ground_truth", len(gen), 0
+        )
 
 
 def _ast_verdict(
-    category: str, gen: list[Call], ground_truth: Any, docs: list[Any], multiple: bool,
+    category: str,
+    gen: list[Call],
+    ground_truth: Any,
+    docs: list[Any],
+    multiple: bool,
     parallel: bool,
-) -> BfclResult:  # fmt: skip
+) -> BfclResult:
     """The verdict of an AST category (not a relevance one)."""
     exp = _expected(ground_truth)
     want = len(exp) if parallel or multiple else 1
@@ -185,7 +196,9 @@ def _parallel_failure(
     same = [i for i in free if gen[i].name == exp[j].name] or free
     i = same[0]
     failure = _check(gen[i], exp[j], exp_docs[j]) or ("", "pairing conflict")
-    reason = (f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
-              f"against call {i} ({gen[i].name!r}): {failure[1]}")  # fmt: skip
+    reason = (
+        f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
+        f"against call {i} ({gen[i].name!r}): {failure[1]}"
+    )
     error = "parallel_function_checker_no_order:cannot_find_match"
     return _result(0.0, reason, category, error, len(gen), len(exp))

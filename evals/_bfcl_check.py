@@ -123,8 +123,10 @@ def _type_check(
             ):
                 return None, is_variable
         if answer_type is type(value):
-            return ("type_error:nested", f"nested type of {param!r}: expected {desc} "
-                    f"of {nested.__name__}, got {value!r}"), True  # fmt: skip
+            return (
+                "type_error:nested",
+                f"nested type of {param!r}: expected {desc} of {nested.__name__}, got {value!r}",
+            ), True
     elif answer_type is not None and type(value) is answer_type:
         return None, True
     got = type(value).__name__

@@ -86,8 +86,12 @@ def env_state_match(environment: Any) -> RewardResult[Any]:
         if found is not None:
             path, was, now = found
             reason = f"turn {k + 1}: {path} differs: expected {_show(was)}, got {_show(now)}"
-            details = {"turn": k + 1, "path": path, "expected": None if was is _MISSING else was,
-                       "actual": None if now is _MISSING else now}  # fmt: skip
+            details = {
+                "turn": k + 1,
+                "path": path,
+                "expected": None if was is _MISSING else was,
+                "actual": None if now is _MISSING else now,
+            }
             return RewardResult(score=0.0, reason=reason, details=details)
     reason = f"the state matches after each of {len(expected)} turn(s)"
     return RewardResult(score=1.0, reason=reason, details={"turns": len(expected)})

@@ -15,8 +15,9 @@ __all__ = ["ExpectedCall", "UnusableGroundTruth", "expected_calls", "ground_trut
 
 
 # Keys that make an object a ground truth, a message or a call (anything else holds no call).
-_CALL_KEYS = frozenset(("tool_calls", "role", "content", "function", "name", "arguments", "args",
-                        "parameters"))  # fmt: skip
+_CALL_KEYS = frozenset(
+    ("tool_calls", "role", "content", "function", "name", "arguments", "args", "parameters")
+)
 
 
 class ExpectedCall(NamedTuple):

@@ -333,9 +333,12 @@ async def llm_judge(
     said = ", ".join(g.grade for g in grades)
     how = f" ({aggregate} of {samples})" if samples > 1 else ""
     details = LlmJudgeDetails(
-        model=judge.model, grade_format=grade, prompt=prompt, grades=grades,
+        model=judge.model,
+        grade_format=grade,
+        prompt=prompt,
+        grades=grades,
         aggregate=aggregate,
-    )  # fmt: skip
+    )
     return RewardResult(
         score=score, reason=f"{judge.model} graded {said}{how}: score {score:g}", details=details
     )

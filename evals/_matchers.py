@@ -33,8 +33,16 @@ __all__ = [
 ]
 
 # Exact types first; subclasses (and Mappings, tuples) fall through to isinstance.
-_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "null",
-          dict: "object", list: "array", tuple: "array"}  # fmt: skip
+_KINDS = {
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+    type(None): "null",
+    dict: "object",
+    list: "array",
+    tuple: "array",
+}
 _NUMBERS = ("int", "float")
 _PLAIN = ("str", "int", "bool", "null")  # equal exactly when == says so
 
@@ -48,8 +56,14 @@ def kind_of(x: Any) -> str:
     kind = _KINDS.get(type(x))
     if kind is not None:
         return kind
-    for types, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
-                        (Mapping, "object"), ((list, tuple), "array")):  # fmt: skip
+    for types, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "float"),
+        (str, "str"),
+        (Mapping, "object"),
+        ((list, tuple), "array"),
+    ):
         if isinstance(x, types):  # bool before int: True is never a JSON number
             return name
     return "other"

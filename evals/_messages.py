@@ -25,8 +25,12 @@ __all__ = [
 
 # LangChain message ``type`` values mapped to OpenAI roles.
 _ROLES = {"ai": "assistant", "human": "user", "tool": "tool", "system": "system"}
-_ROLES |= {"AIMessageChunk": "assistant", "HumanMessageChunk": "user",
-           "ToolMessageChunk": "tool", "SystemMessageChunk": "system"}  # fmt: skip
+_ROLES |= {
+    "AIMessageChunk": "assistant",
+    "HumanMessageChunk": "user",
+    "ToolMessageChunk": "tool",
+    "SystemMessageChunk": "system",
+}
 
 
 def is_trajectory(obj: Any) -> bool:

@@ -102,8 +102,14 @@ def _score_one(pred_tokens: list[str], pred_norm: str, pred_raw: str, gold: str)
         if not gold_tokens:
             same = " ".join(pred_raw.lower().split()) == " ".join(gold.lower().split())
             value = 1.0 if same else 0.0
-            return {"answer": gold, "f1": value, "em": value, "precision": value,
-                    "recall": value, "rule": "raw_string"}  # fmt: skip
+            return {
+                "answer": gold,
+                "f1": value,
+                "em": value,
+                "precision": value,
+                "recall": value,
+                "rule": "raw_string",
+            }
         tokens = _tokens(pred_raw, drop_articles=False)
         norm = " ".join(tokens)
         rule = "keep_articles"
@@ -157,9 +163,18 @@ def _result(
     details = {"prediction": pred_norm, "answers": scores, "best_index": best}
     f1, precision, recall = top["f1"], top["precision"], top["recall"]
     # One validation of the whole result: cheaper than a model per answer.
-    return QAResult.model_validate({"score": f1, "reason": reason, "details": details,
-                                    "reward": f1, "f1": f1, "em": em, "precision": precision,
-                                    "recall": recall})  # fmt: skip
+    return QAResult.model_validate(
+        {
+            "score": f1,
+            "reason": reason,
+            "details": details,
+            "reward": f1,
+            "f1": f1,
+            "em": em,
+            "precision": precision,
+            "recall": recall,
+        }
+    )
 
 
 def qa_f1_reward(prediction: Any, golden_answer: Any, trajectory: Any = None) -> QAResult:
@@ -188,8 +203,9 @@ def qa_f1_reward(prediction: Any, golden_answer: Any, trajectory: Any = None) ->
     if not answers:
         return _result(pred_norm, [], None, "no gold answer given")
     if not raw.strip():
-        return _result(pred_norm, [_zero(g, "empty_prediction") for g in answers], 0,
-                       "empty prediction")  # fmt: skip
+        return _result(
+            pred_norm, [_zero(g, "empty_prediction") for g in answers], 0, "empty prediction"
+        )
     scores = [_score_one(pred_tokens, pred_norm, raw, g) for g in answers]
     best = 0
     for i in range(1, len(scores)):

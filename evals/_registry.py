@@ -57,8 +57,17 @@ __all__ = [
 # A reward's inputs, the parameters a config may set (None: any), the required ones, and
 # whether it asks a judge (a ``judge`` parameter).
 Signature = tuple[tuple[str, ...], frozenset[str] | None, frozenset[str], bool]
-INPUTS = ("final_answer", "trajectory", "messages", "ground_truth", "expected_calls", "answer",
-          "metadata", "row", "environment")  # fmt: skip
+INPUTS = (
+    "final_answer",
+    "trajectory",
+    "messages",
+    "ground_truth",
+    "expected_calls",
+    "answer",
+    "metadata",
+    "row",
+    "environment",
+)
 
 
 def read_signature(name: str, fn: Any) -> Signature:
@@ -86,8 +95,9 @@ def read_signature(name: str, fn: Any) -> Signature:
         if p.kind is p.VAR_KEYWORD:
             any_params = True
         elif p.kind is p.POSITIONAL_ONLY:
-            raise ValueError(f"reward {name!r}: positional-only parameter {p.name!r} "
-                             "cannot be passed by name")  # fmt: skip
+            raise ValueError(
+                f"reward {name!r}: positional-only parameter {p.name!r} cannot be passed by name"
+            )
         elif p.kind is not p.VAR_POSITIONAL:
             if p.name in INPUTS:
                 inputs.append(p.name)
@@ -419,14 +429,21 @@ async def ascore_sample(
         else parse_reward_specs(rewards)
     )
     # The inputs of the sample; the derived ones computed once, when a reward asks for them.
-    inputs = {"trajectory": trajectory, "ground_truth": ground_truth, "answer": answer,
-              "metadata": {} if metadata is None else metadata, "row": row,
-              "environment": environment}  # fmt: skip
+    inputs = {
+        "trajectory": trajectory,
+        "ground_truth": ground_truth,
+        "answer": answer,
+        "metadata": {} if metadata is None else metadata,
+        "row": row,
+        "environment": environment,
+    }
     if expected is not None:
         inputs["expected_calls"] = expected
-    derived = {"final_answer": lambda: final_answer_of(trajectory),
-               "messages": lambda: _openai_messages(trajectory),
-               "expected_calls": lambda: _compiled(ground_truth)}  # fmt: skip
+    derived = {
+        "final_answer": lambda: final_answer_of(trajectory),
+        "messages": lambda: _openai_messages(trajectory),
+        "expected_calls": lambda: _compiled(ground_truth),
+    }
     if on_error not in ("raise", "record"):
         raise ValueError(f"on_error must be 'raise' or 'record', not {on_error!r}")
     results: dict[str, RewardResult[Any]] = {}
@@ -516,8 +533,15 @@ def score_sample(
 
     def scoring() -> Coroutine[Any, Any, SampleScore]:
         return ascore_sample(
-            trajectory, ground_truth, rewards, answer=answer, metadata=metadata, row=row,
-            environment=environment, expected=expected, on_error=on_error,
-        )  # fmt: skip
+            trajectory,
+            ground_truth,
+            rewards,
+            answer=answer,
+            metadata=metadata,
+            row=row,
+            environment=environment,
+            expected=expected,
+            on_error=on_error,
+        )
 
     return run_sync(scoring, "ascore_sample", sync_name="score_sample")

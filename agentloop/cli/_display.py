@@ -71,8 +71,16 @@ def _reward_table(summary: RunSummary) -> Table:
     several = any(len(r.pass_at_k_interval) > 1 for r in summary.rewards.values())
     ks = [] if several else sorted({k for r in summary.rewards.values() for k in r.pass_at_k})
     table = Table(title="Rewards", title_justify="left")
-    columns = ("reward", "score", "95% CI", "scored mean", "± se", "errored", "samples",
-               "pass rate")  # fmt: skip
+    columns = (
+        "reward",
+        "score",
+        "95% CI",
+        "scored mean",
+        "± se",
+        "errored",
+        "samples",
+        "pass rate",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column == "reward" else "right")
     for k in ks:
@@ -126,9 +134,7 @@ def _pass_table(summary: RunSummary) -> Table | None:
     return table
 
 
-PASS_RULE = (
-    "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed"
-)
+PASS_RULE = "pass rate, pass@k, pass^k: over every planned trial, an errored one counting as failed"
 
 
 def _counts(counts: Mapping[Any, int]) -> str:
@@ -185,11 +191,13 @@ def _run_table(summary: RunSummary) -> Table:
     ]
     wait = summary.request_wait
     if summary.request_wait_total_s > 0:
-        rows.append((
-            "waiting (s)",
-            f"{_spread(wait)}, total {summary.request_wait_total_s:.1f} "
-            "(requests queued for a free slot: max_concurrent_requests)",
-        ))  # fmt: skip
+        rows.append(
+            (
+                "waiting (s)",
+                f"{_spread(wait)}, total {summary.request_wait_total_s:.1f} "
+                "(requests queued for a free slot: max_concurrent_requests)",
+            )
+        )
     if summary.cache:
         rows.append(("cache", f"{summary.cache['hits']} hits, {summary.cache['misses']} misses"))
     if not summary.complete:
@@ -335,10 +343,13 @@ def _judge(judge: JudgeTotals) -> str:
     cost = usd(judge.cost_usd) + (f" ({judge.cost_unknown})" * bool(judge.cost_unknown))
     counts = [f"retried {judge.retries}"] + [
         f"{n} {what}"
-        for n, what in ((judge.replayed, "replayed"), (judge.cached, "cached"),
-                        (judge.failed, "failed"))
+        for n, what in (
+            (judge.replayed, "replayed"),
+            (judge.cached, "cached"),
+            (judge.failed, "failed"),
+        )
         if n
-    ]  # fmt: skip
+    ]
     return (
         f"{judge.requests} requests ({', '.join(counts)}), tokens in "
         f"{tok.get('input_tokens', 0)}, out {tok.get('output_tokens', 0)}, cost (USD) {cost}"
@@ -384,8 +395,12 @@ def print_comparison(
     for column in ("reward", "A", "B", "B - A"):
         table.add_column(column, justify="left" if column == "reward" else "right")
     for d in cmp.rewards:
-        table.add_row(escape(d.reward), _headline(cmp.summary_a, d.reward),
-                      _headline(cmp.summary_b, d.reward), _fmt(d.delta, signed=True))  # fmt: skip
+        table.add_row(
+            escape(d.reward),
+            _headline(cmp.summary_a, d.reward),
+            _headline(cmp.summary_b, d.reward),
+            _fmt(d.delta, signed=True),
+        )
     table.add_row(
         "errored",
         str(cmp.summary_a.errored),
@@ -401,8 +416,9 @@ def print_comparison(
         _show(out, paired)
     for d in cmp.rewards:
         if d.paired is not None and d.paired.note:
-            out.print(f"note: {d.reward}: {d.paired.note}", markup=False, highlight=False,
-                      soft_wrap=True)  # fmt: skip
+            out.print(
+                f"note: {d.reward}: {d.paired.note}", markup=False, highlight=False, soft_wrap=True
+            )
     for warning in cmp.warnings:
         out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if cmp.only_in_a or cmp.only_in_b:
@@ -465,17 +481,21 @@ def _paired_table(cmp: Comparison) -> Table | None:
         return None
     a, b = cmp.label_a, cmp.label_b
     table = Table(title=escape(f"Paired difference {b} - {a}"), title_justify="left")
-    for column in ("reward", "pairs", f"{b} - {a}", "95% CI", "p", "test", "verdict",
-                   "detectable"):  # fmt: skip
+    for column in ("reward", "pairs", f"{b} - {a}", "95% CI", "p", "test", "verdict", "detectable"):
         table.add_column(escape(column), justify="left" if column == "reward" else "right")
     for d in deltas:
         paired = d.paired
         assert paired is not None
         table.add_row(
-            escape(d.reward), str(paired.pairs), f"{paired.mean:+.3f}", _difference_ci(d),
-            p_value(paired.p_value), paired.test, escape(d.verdict or "-"),
+            escape(d.reward),
+            str(paired.pairs),
+            f"{paired.mean:+.3f}",
+            _difference_ci(d),
+            p_value(paired.p_value),
+            paired.test,
+            escape(d.verdict or "-"),
             _fmt(paired.detectable),
-        )  # fmt: skip
+        )
     table.caption = f"{_pairing(cmp)}\n{_TEST_RULE}"
     return table
 
@@ -511,19 +531,31 @@ def print_comparisons(
                 if d.reward != key or d.paired is None:
                     continue
                 table.add_row(
-                    f"{pair.label_b} - {pair.label_a}", str(d.paired.pairs),
-                    f"{d.paired.mean:+.3f}", _difference_ci(d), p_value(d.paired.p_value),
-                    p_value(d.p_adjusted), escape(d.verdict or "-"),
-                )  # fmt: skip
+                    f"{pair.label_b} - {pair.label_a}",
+                    str(d.paired.pairs),
+                    f"{d.paired.mean:+.3f}",
+                    _difference_ci(d),
+                    p_value(d.paired.p_value),
+                    p_value(d.p_adjusted),
+                    escape(d.verdict or "-"),
+                )
         table.caption = f"p (Holm): adjusted with {multi.correction}; {_TEST_RULE}"
         _show(out, table)
     for pair in multi.pairs:
         for warning in pair.warnings:
-            out.print(f"warning: {pair.label_a} vs {pair.label_b}: {warning}", markup=False,
-                      highlight=False, soft_wrap=True)  # fmt: skip
+            out.print(
+                f"warning: {pair.label_a} vs {pair.label_b}: {warning}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         if pair.paired_only_in_a or pair.paired_only_in_b:
-            out.print(f"{pair.label_b} - {pair.label_a}: {_pairing(pair)}", markup=False,
-                      highlight=False, soft_wrap=True)  # fmt: skip
+            out.print(
+                f"{pair.label_b} - {pair.label_a}: {_pairing(pair)}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 def print_power(
@@ -543,8 +575,15 @@ def print_power(
     for column in columns:
         table.add_column(escape(column), justify="left" if column == "reward" else "right")
     for row in plan.rows:
-        cells = [escape(row.reward), str(row.units), _fmt(row.sd_a), _fmt(row.sd_b),
-                 _fmt(row.correlation), _fmt(row.sd_difference), _fmt(row.detectable)]  # fmt: skip
+        cells = [
+            escape(row.reward),
+            str(row.units),
+            _fmt(row.sd_a),
+            _fmt(row.sd_b),
+            _fmt(row.correlation),
+            _fmt(row.sd_difference),
+            _fmt(row.detectable),
+        ]
         if plan.delta is not None:
             cells += [_count(row.needed), _count(row.needed_unpaired)]
         table.add_row(*cells)

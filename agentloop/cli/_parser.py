@@ -199,14 +199,19 @@ def _add_power(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--power", type=_fraction, default=0.8, metavar="P", help="the power wanted (default 0.8)"
     )
     power.add_argument(
-        "--alpha", type=_fraction, default=0.05, metavar="A",
+        "--alpha",
+        type=_fraction,
+        default=0.05,
+        metavar="A",
         help="the two-sided significance level (default 0.05)",
-    )  # fmt: skip
+    )
     power.add_argument(
-        "--correlation", type=_correlation, metavar="R",
+        "--correlation",
+        type=_correlation,
+        metavar="R",
         help="one run: the correlation assumed between the two runs' paired scores "
         "(default 0: as if unpaired)",
-    )  # fmt: skip
+    )
     power.add_argument("--json", action="store_true", help="print the plan as JSON (no tables)")
 
 
@@ -275,17 +280,18 @@ def _add_agentdojo(sub: argparse._SubParsersAction[_Parser]) -> None:
     summary.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     logs = actions.add_parser(
         "import",
-        help="AgentDojo's own run logs as rows, scripted replies and a config that re-scores "
-        "them",
+        help="AgentDojo's own run logs as rows, scripted replies and a config that re-scores them",
     )
     logs.add_argument("logdir", metavar="LOGDIR", help="where AgentDojo wrote its logs")
     logs.add_argument(
         "outdir", metavar="OUTDIR", help="where to write data.jsonl, scripts.json, eval.yaml"
     )
     logs.add_argument(
-        "--version", default=None, metavar="V",
+        "--version",
+        default=None,
+        metavar="V",
         help="the benchmark version of logs that do not say theirs (default v1.2.2)",
-    )  # fmt: skip
+    )
 
 
 def _add_tau2(sub: argparse._SubParsersAction[_Parser]) -> None:

@@ -58,10 +58,12 @@ def _status(status: str | None) -> Text:
 
 def _tool_call(call: Mapping[str, Any]) -> RenderableType:
     head = Text.assemble(
-        (str(call.get("name")), "bold"), " ", _status(call.get("status")),
+        (str(call.get("name")), "bold"),
+        " ",
+        _status(call.get("status")),
         f"  {call['duration_s']:.3f} s" if call.get("duration_s") else "",
         (f"  {call.get('id') or ''}", "dim"),
-    )  # fmt: skip
+    )
     parts: list[RenderableType] = [head, Text(_pretty(call.get("arguments")))]
     if call.get("error"):
         parts.append(Text(str(call["error"]), style="red"))
@@ -89,8 +91,12 @@ def _message(message: Mapping[str, Any]) -> RenderableType:
             f"tool result · {message.get('name') or ''} ", _status(message.get("status"))
         )
     style = "red" if failed else _ROLE_STYLES.get(role, "white")
-    return Panel(Group(*parts) if parts else Text("(no text)", style="dim"), title=title,
-                 title_align="left", border_style=style)  # fmt: skip
+    return Panel(
+        Group(*parts) if parts else Text("(no text)", style="dim"),
+        title=title,
+        title_align="left",
+        border_style=style,
+    )
 
 
 def _diagnostics(details: Any) -> list[RenderableType]:
@@ -169,7 +175,8 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
     out: list[RenderableType] = [
         Rule(Text(f"{detail['id']} (epoch {detail.get('epoch')})"), align="left"),
         Text.assemble(
-            "status ", _status(detail.get("status")),
+            "status ",
+            _status(detail.get("status")),
             f"   stop {detail.get('stop_reason')}"
             + (f" ({detail['stop_signal']})" if detail.get("stop_signal") else "")
             + f"   rounds {detail.get('rounds')}"
@@ -177,10 +184,15 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
             f" out {usage.get('output_tokens', 0)}   cost {usd(detail.get('cost_usd'))}"
             f"   latency {detail.get('wall_time_s')} s",
         ),
-    ]  # fmt: skip
+    ]
     if detail.get("status") == "error":
-        out.append(Panel(Text(str(detail.get("error"))), title=f"{detail.get('error_kind')} error",
-                         border_style="red"))  # fmt: skip
+        out.append(
+            Panel(
+                Text(str(detail.get("error"))),
+                title=f"{detail.get('error_kind')} error",
+                border_style="red",
+            )
+        )
     out.extend(_message(message) for message in detail.get("messages") or [])
     if detail.get("user_messages"):
         out.append(Rule("the simulated user's side", align="left"))
@@ -190,8 +202,14 @@ def sample_renderables(detail: Mapping[str, Any]) -> list[RenderableType]:
         out.append(Panel(Text(answer), title="final answer", title_align="left"))
     elif answer is not None:  # no answer: said so, never drawn like one
         said = "(only white space)" if answer else "(the last reply has no text)"
-        out.append(Panel(Text(said, style="italic"), title="final answer: empty",
-                         title_align="left", border_style="yellow"))  # fmt: skip
+        out.append(
+            Panel(
+                Text(said, style="italic"),
+                title="final answer: empty",
+                title_align="left",
+                border_style="yellow",
+            )
+        )
     return out + _scores(detail) + _expected(detail)
 
 

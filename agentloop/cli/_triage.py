@@ -138,8 +138,11 @@ class Groups:
                 else:
                     reason = str(((line.get("scores") or {}).get(reward) or {}).get("reason") or "")
                 group = self.failures[(reward, kind)] = {
-                    "type": kind, "reward": reward, "reason": reason[:_REASON_CHARS], "rows": [],
-                }  # fmt: skip
+                    "type": kind,
+                    "reward": reward,
+                    "reason": reason[:_REASON_CHARS],
+                    "rows": [],
+                }
             group["rows"].append(i)
         for key, values in self.metadata.items():
             value = metadata_value(line.get("metadata"), key)

@@ -153,8 +153,11 @@ def _messages(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-_USER_SIDE = {"system": ("system", "user instructions"), "assistant": ("user", "simulated user"),
-              "user": ("assistant", "agent")}  # fmt: skip
+_USER_SIDE = {
+    "system": ("system", "user instructions"),
+    "assistant": ("user", "simulated user"),
+    "user": ("assistant", "agent"),
+}
 
 
 def _user_side(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -232,4 +232,3 @@ class Conversation:
     def stop_running(self, text: str) -> None:
         """Answer the user's calls that were running when the run was stopped."""
         self.loop.stop_running(text)
-

@@ -36,9 +36,7 @@ STILL_BUSY = (
     "Error: tool '{name}' was still running an earlier call that timed out after {seconds:g} s "
     "more; this call was not run."
 )
-TOKEN_LIMIT = (
-    "Error: the sample's token limit ({limit}) was reached; the tool was not run."
-)
+TOKEN_LIMIT = "Error: the sample's token limit ({limit}) was reached; the tool was not run."
 TIME_LIMIT = "Error: the sample's time limit ({seconds:g} s) was reached; the tool was stopped."
 ROUND_LIMIT = (
     "Error: not run: the limit of {max_rounds} tool rounds was reached. "

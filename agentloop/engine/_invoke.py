@@ -149,8 +149,10 @@ def make_invoker(tool: BaseTool, *, direct_allowed: bool) -> Invoker:
             return run_in_daemon_thread(functools.partial(direct, **kwargs_for(args, validated)))
 
         return call_sync
-    sync_only = tool.coroutine is None if isinstance(tool, StructuredTool) else (
-        type(tool)._arun is BaseTool._arun
+    sync_only = (
+        tool.coroutine is None
+        if isinstance(tool, StructuredTool)
+        else (type(tool)._arun is BaseTool._arun)
     )
     if sync_only:
         return lambda args, _validated: run_in_daemon_thread(functools.partial(tool.invoke, args))

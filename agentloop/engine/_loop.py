@@ -174,8 +174,11 @@ async def run_agent(
         raise ValueError("turns come from the simulated user; give turns or user, not both")
     if tool_filter is not None and (single_turn or user is not None):
         raise ValueError("tool_filter asks the model first; not with single_turn or user")
-    for name, value in (("tool_timeout", tool_timeout), ("time_limit", time_limit),
-                        ("token_limit", token_limit)):  # fmt: skip
+    for name, value in (
+        ("tool_timeout", tool_timeout),
+        ("time_limit", time_limit),
+        ("token_limit", token_limit),
+    ):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be > 0 (or None for no limit), got {value}")
     # One binding per tool set: made again only when a turn adds tools.
@@ -211,15 +214,24 @@ async def run_agent(
     if user is not None:
         assert budget is not None
         user_binding = ToolBinding(
-            user.model, user.tools, tool_timeout=tool_timeout,
-            max_tool_output_chars=max_tool_output_chars, tool_executor=user.tool_executor,
-            tool_choice=None, parallel_tool_calls=True,
-        )  # fmt: skip
+            user.model,
+            user.tools,
+            tool_timeout=tool_timeout,
+            max_tool_output_chars=max_tool_output_chars,
+            tool_executor=user.tool_executor,
+            tool_choice=None,
+            parallel_tool_calls=True,
+        )
         conversation = Conversation(
-            user, rounds, budget=budget, parallel=tool_execution == "parallel",
-            parse_content=rounds.parse_content, raise_on_error=raise_on_error,
-            binding=user_binding, at_max_rounds_stop=at_max_rounds == "stop",
-        )  # fmt: skip
+            user,
+            rounds,
+            budget=budget,
+            parallel=tool_execution == "parallel",
+            parse_content=rounds.parse_content,
+            raise_on_error=raise_on_error,
+            binding=user_binding,
+            at_max_rounds_stop=at_max_rounds == "stop",
+        )
     recorded = bool(turns) or snapshot is not None or user is not None
     records: list[TurnRecord] = []
     stop: StopReason = "final"
@@ -237,8 +249,13 @@ async def run_agent(
         if recorded:
             message_start, step_start, added = turn_start
             state = snapshot() if snapshot is not None else None
-            record = TurnRecord(message_start=message_start, step_start=step_start,
-                                stop_reason=stop, tools_added=added, state=state)  # fmt: skip
+            record = TurnRecord(
+                message_start=message_start,
+                step_start=step_start,
+                stop_reason=stop,
+                tools_added=added,
+                state=state,
+            )
             records.append(record)
 
     # One deadline for the whole run, turns included (no deadline: never cancelled).
@@ -265,8 +282,9 @@ async def run_agent(
                     stop = failed
                     end_turn()
                     break
-                available = [t for t, name in zip(available, binding.names, strict=True)
-                             if name in kept]  # fmt: skip
+                available = [
+                    t for t, name in zip(available, binding.names, strict=True) if name in kept
+                ]
                 binding = bind(available)
             stop, error = await rounds.run(binding)
             end_turn()

@@ -77,7 +77,11 @@ def pending_calls(
         call_id, replaced = claim(call["id"])
         pending.append(
             PendingCall(
-                call_id, call["name"], call["args"], original_id=replaced, raw_args=raw,
+                call_id,
+                call["name"],
+                call["args"],
+                original_id=replaced,
+                raw_args=raw,
                 recovered=recovered,
             )
         )

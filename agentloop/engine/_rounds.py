@@ -178,8 +178,9 @@ class RoundLoop:
                 if self.raise_on_error:
                     raise
                 latency = time.perf_counter() - call_started
-                steps.append(StepRecord(latency_s=latency, wait_s=_waited(waits, latency),
-                                        retries=retries))  # fmt: skip
+                steps.append(
+                    StepRecord(latency_s=latency, wait_s=_waited(waits, latency), retries=retries)
+                )
                 return "error", f"{type(exc).__name__}: {exc}"
             latency = time.perf_counter() - call_started
             if not isinstance(reply, AIMessage):

@@ -30,9 +30,7 @@ def _background_loop() -> asyncio.AbstractEventLoop:
     with _lock:
         if _loop is None or _loop.is_closed():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="agentloop-sync", daemon=True
-            )
+            thread = threading.Thread(target=loop.run_forever, name="agentloop-sync", daemon=True)
             thread.start()
             _loop = loop
         return _loop
@@ -52,8 +50,10 @@ def run_sync(
     except RuntimeError:
         pass
     else:
-        raise RuntimeError(f"{sync_name or caller + '_sync'} was called inside a running event "
-                           f"loop; await {caller} instead")  # fmt: skip
+        raise RuntimeError(
+            f"{sync_name or caller + '_sync'} was called inside a running event "
+            f"loop; await {caller} instead"
+        )
     loop = _background_loop()
     done: concurrent.futures.Future[T] = concurrent.futures.Future()
     context = contextvars.copy_context()

@@ -97,8 +97,7 @@ class RecordedToolResults:
             else:
                 now = f"refused now ({refused.replace('_', ' ')}) but was run"
             raise ReplayMismatchError(
-                f"replay: {self.where}: tool call {call.id} ({call.name}) is {now} in the "
-                "recording"
+                f"replay: {self.where}: tool call {call.id} ({call.name}) is {now} in the recording"
             )
         return found[0].model_copy(), record.model_copy()
 

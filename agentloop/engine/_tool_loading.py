@@ -140,8 +140,9 @@ def tool_factory(spec: str, args: Mapping[str, Any] | None = None) -> Callable[[
 
         return instantiate
     if args:
-        raise ToolLoadError(f"{spec}: args are for tool classes and factories, not a tool object "
-                            "or function")  # fmt: skip
+        raise ToolLoadError(
+            f"{spec}: args are for tool classes and factories, not a tool object or function"
+        )
     if not isinstance(obj, BaseTool) and (isinstance(obj, type) or not callable(obj)):
         raise ToolLoadError(f"{spec} is not a tool (got {type(obj).__name__})")
     shared = _as_tool(obj, spec)

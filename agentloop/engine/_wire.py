@@ -33,8 +33,13 @@ from agentloop._tool_calls import NO_NAME, call_fields, decode_arguments, field,
 __all__ = ["EXTRA_KEY", "from_wire", "is_wire", "message_text", "message_to_openai", "to_wire"]
 
 EXTRA_KEY = "langchain"
-_ROLE_TYPES = {"system": "system", "developer": "system", "user": "human",
-               "assistant": "ai", "tool": "tool"}  # fmt: skip
+_ROLE_TYPES = {
+    "system": "system",
+    "developer": "system",
+    "user": "human",
+    "assistant": "ai",
+    "tool": "tool",
+}
 _PLAIN = (SystemMessage, HumanMessage, AIMessage, ToolMessage)
 
 

@@ -139,9 +139,7 @@ class ResponseCache(BaseCache):
             row = self._db.execute(
                 "SELECT value, created FROM replies WHERE key = ?", (key,)
             ).fetchone()
-        fresh = row is not None and (
-            self.expiry_s is None or time.time() - row[1] <= self.expiry_s
-        )
+        fresh = row is not None and (self.expiry_s is None or time.time() - row[1] <= self.expiry_s)
         if counts is not None:
             counts["hit" if fresh else "miss"] += 1
         if not fresh:
@@ -161,10 +159,13 @@ class ResponseCache(BaseCache):
         if any(_refused(g) for g in return_val if isinstance(g, ChatGeneration)):
             return
         key, _ = self._key(prompt, llm_string)
-        value = json.dumps([
-            {"message": message_to_dict(g.message), "generation_info": g.generation_info}
-            for g in return_val if isinstance(g, ChatGeneration)
-        ])  # fmt: skip
+        value = json.dumps(
+            [
+                {"message": message_to_dict(g.message), "generation_info": g.generation_info}
+                for g in return_val
+                if isinstance(g, ChatGeneration)
+            ]
+        )
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO replies (key, value, created) VALUES (?, ?, ?)",

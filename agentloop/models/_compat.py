@@ -149,9 +149,14 @@ class CompatChatOpenAI(ChatOpenAI):
         if config.get("run_id") is not None:
             return False
         manager = AsyncCallbackManager.configure(
-            config.get("callbacks"), self.callbacks, self.verbose,
-            config.get("tags"), self.tags, config.get("metadata"), self.metadata,
-        )  # fmt: skip
+            config.get("callbacks"),
+            self.callbacks,
+            self.verbose,
+            config.get("tags"),
+            self.tags,
+            config.get("metadata"),
+            self.metadata,
+        )
         return not manager.handlers
 
     async def _agenerate(

@@ -112,8 +112,13 @@ def resolve_model_path(value: str) -> tuple[Path, str]:
 class LocalSource(ModelSource):
     """The running server and the one ``ChatOpenAI`` client that talks to it."""
 
-    def __init__(self, server: LocalServer, model: CompatChatOpenAI, retry_policy: RetryPolicy,
-                 http: openai.DefaultAsyncHttpxClient) -> None:  # fmt: skip
+    def __init__(
+        self,
+        server: LocalServer,
+        model: CompatChatOpenAI,
+        retry_policy: RetryPolicy,
+        http: openai.DefaultAsyncHttpxClient,
+    ) -> None:
         self.server = server
         self.model = model
         self.name = server.alias
@@ -147,15 +152,19 @@ def _server_args(options: dict[str, Any]) -> list[str]:
         raise ModelSpecError("model option server_args must be a list of strings")
     threads = options["n_threads"] or max(1, os.cpu_count() or 1)
     return [
-        "--n_ctx", str(options["n_ctx"]),
-        "--n_threads", str(threads),
-        "--chat_format", options["chat_format"],
+        "--n_ctx",
+        str(options["n_ctx"]),
+        "--n_threads",
+        str(threads),
+        "--chat_format",
+        options["chat_format"],
         # The server's default keeps the logits of every position of the context: n_ctx x
         # the vocabulary in float32 (4096 x 262,144 for Gemma 3: 4 GiB, filled as a reply
         # grows). Nothing agentloop sends asks for them (logprobs).
-        "--logits_all", "false",
+        "--logits_all",
+        "false",
         *extra,
-    ]  # fmt: skip
+    ]
 
 
 def _with_max_tokens(params: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -203,7 +212,12 @@ async def open_local(value: str, params: dict[str, Any], options: dict[str, Any]
     try:
         http = openai.DefaultAsyncHttpxClient()
         model = build_chat_openai(
-            alias, params, options, base_url=server.base_url, api_key="local", http_client=http,
+            alias,
+            params,
+            options,
+            base_url=server.base_url,
+            api_key="local",
+            http_client=http,
             provider="local",
         )
         return LocalSource(server, model, retry_policy, http)

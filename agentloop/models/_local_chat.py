@@ -172,18 +172,28 @@ def _call_grammar(tools: list[dict[str, Any]]) -> LlamaGrammar:
     for tool in tools:
         function = tool.get("function", tool)
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
-        options.append({
-            "type": "object",
-            "properties": {"name": {"const": function["name"]}, "arguments": parameters},
-            "required": ["name", "arguments"],
-        })  # fmt: skip
+        options.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": function["name"]}, "arguments": parameters},
+                "required": ["name", "arguments"],
+            }
+        )
     schema = options[0] if len(options) == 1 else {"anyOf": options}
     return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
 
 
 _COMPLETION_ARGS = frozenset(inspect.signature(Llama.create_completion).parameters) - {
-    "self", "prompt", "stop", "grammar", "stream", "max_tokens", "logprobs", "echo", "suffix",
-}  # fmt: skip
+    "self",
+    "prompt",
+    "stop",
+    "grammar",
+    "stream",
+    "max_tokens",
+    "logprobs",
+    "echo",
+    "suffix",
+}
 
 
 def chat_handler(
@@ -212,8 +222,9 @@ def chat_handler(
     def call_body(text: str) -> tuple[str, str]:
         """A call's body after ``text``, under the grammar (which ends it: nothing but the
         end of the reply may follow a complete call)."""
-        out: Any = llama.create_completion(prompt=text, max_tokens=max_tokens, stop=[],
-                                           grammar=_call_grammar(allowed), **sampling)  # fmt: skip
+        out: Any = llama.create_completion(
+            prompt=text, max_tokens=max_tokens, stop=[], grammar=_call_grammar(allowed), **sampling
+        )
         choice0 = out["choices"][0]
         return choice0["text"], choice0["finish_reason"] or "stop"
 
@@ -294,8 +305,9 @@ def _response(
         else:
             digest = hashlib.sha256(f"{prompt}{body}".encode()).hexdigest()[:24]
             function = {"name": call[0], "arguments": call[1]}
-            message["tool_calls"] = [{"id": f"call_{digest}", "type": "function",
-                                      "function": function}]  # fmt: skip
+            message["tool_calls"] = [
+                {"id": f"call_{digest}", "type": "function", "function": function}
+            ]
             finish = "tool_calls" if finish == "stop" else finish
     prompt_tokens = len(_tokens(llama, prompt))
     completion_tokens = len(_tokens(llama, written)) if written else 0

@@ -78,13 +78,18 @@ class LocalServer:
             sys.executable,
             "-c",
             _BOOTSTRAP,
-            "--model", str(self.model_path),
-            "--model_alias", self.alias,
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--interrupt_requests", "False",
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            self.alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--interrupt_requests",
+            "False",
             *self.args,
-        ]  # fmt: skip
+        ]
 
     def log_tail(self, lines: int = 25) -> str:
         """The last lines of the server's output (for error messages)."""

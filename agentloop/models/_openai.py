@@ -221,9 +221,14 @@ class OpenAISource(ModelSource):
         self.api = api
         self._http = pooled_http_client()  # connections in several pools (see _pools)
         self.model = build_chat_openai(
-            model, params, options, base_url=base_url, api_key=key, http_client=self._http,
+            model,
+            params,
+            options,
+            base_url=base_url,
+            api_key=key,
+            http_client=self._http,
             api=api,
-        )  # fmt: skip
+        )
 
     def for_sample(self, sample_id: str, epoch: int) -> CompatChatOpenAI:
         return self.model

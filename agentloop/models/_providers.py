@@ -57,8 +57,13 @@ PROVIDERS: dict[str, tuple[str, str, str | None]] = {
 }
 
 # openai:'s timeout and retry options, with the same defaults.
-_SHARED = ("request_timeout", "max_retries", "retry_initial_delay_s", "retry_max_delay_s",
-           "retry_max_total_s")  # fmt: skip
+_SHARED = (
+    "request_timeout",
+    "max_retries",
+    "retry_initial_delay_s",
+    "retry_max_delay_s",
+    "retry_max_total_s",
+)
 OPTIONS: dict[str, Any] = {
     "base_url": None,
     "api_key_env": None,
@@ -200,9 +205,11 @@ class LangChainSource(ModelSource):
             )
         key_var = options["api_key_env"] or PROVIDERS[prefix][2]
         kwargs: dict[str, Any] = {
-            "model": model, "max_retries": 0, **params,
+            "model": model,
+            "max_retries": 0,
+            **params,
             **langchain_reasoning(reasoning, params, prefix, cls),
-        }  # fmt: skip
+        }
         if key_var is not None:
             key = lookup_secret(key_var, read_dotenv(".env"))
             if key is None and options["base_url"] is None:

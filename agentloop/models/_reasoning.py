@@ -116,8 +116,7 @@ def split_reasoning(params: Mapping[str, Any]) -> tuple[Reasoning | None, dict[s
         return raw, rest
     if not isinstance(raw, Mapping):
         raise ConfigError(
-            "reasoning: a mapping of enabled, effort, budget_tokens and send_back, "
-            f"not {raw!r}"
+            f"reasoning: a mapping of enabled, effort, budget_tokens and send_back, not {raw!r}"
         )
     try:
         return Reasoning.model_validate(dict(raw)), rest
@@ -239,13 +238,14 @@ def _ollama(reasoning: Reasoning, params: Mapping[str, Any], cls: type) -> dict[
         )
     for name in ("budget_tokens", "summary"):
         if getattr(reasoning, name) is not None:
-            raise ConfigError(f"reasoning.{name}: ollama: not supported (Ollama's think "
-                              f"takes true, false or an effort)")  # fmt: skip
+            raise ConfigError(
+                f"reasoning.{name}: ollama: not supported (Ollama's think "
+                f"takes true, false or an effort)"
+            )
     effort = reasoning.effort
     if effort is not None and effort != "none" and effort not in _OLLAMA_EFFORTS:
         raise ConfigError(
-            f"reasoning.effort: ollama: one of none, {', '.join(_OLLAMA_EFFORTS)}, "
-            f"not {effort!r}"
+            f"reasoning.effort: ollama: one of none, {', '.join(_OLLAMA_EFFORTS)}, not {effort!r}"
         )
     if effort == "none" or reasoning.enabled is False:
         return {"reasoning": False}

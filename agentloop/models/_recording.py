@@ -149,9 +149,7 @@ class Recording:
     """A simulated user's side (``Trajectory.user_messages``): its model calls' messages."""
     user_replies: list[AIMessage] = field(default_factory=list)
     """The user model's replies as the provider sent them."""
-    user_tool_results: dict[str, tuple[ToolMessage, ToolCallRecord]] = field(
-        default_factory=dict
-    )
+    user_tool_results: dict[str, tuple[ToolMessage, ToolCallRecord]] = field(default_factory=dict)
     """The results of the user's own tool calls, by call id."""
 
     @classmethod
@@ -163,9 +161,11 @@ class Recording:
             traj.messages, traj.steps, traj.stop_reason == "error", where
         )
         rec.user_prompts, rec.user_replies, rec.user_tool_results = _side(
-            traj.user_messages, traj.user_steps, traj.stop_reason == "user_error",
+            traj.user_messages,
+            traj.user_steps,
+            traj.stop_reason == "user_error",
             f"{where} (the user's side)",
-        )  # fmt: skip
+        )
         return rec
 
     @property
@@ -216,8 +216,9 @@ def load_recordings(path: str | Path) -> dict[tuple[str, int], Recording]:
     if file.is_dir():
         file = file / RESULTS_FILE
     if not file.is_file():
-        raise ModelSpecError(f"replay: no recording at {path} (expected a run directory "
-                             f"or a {RESULTS_FILE} file)")  # fmt: skip
+        raise ModelSpecError(
+            f"replay: no recording at {path} (expected a run directory or a {RESULTS_FILE} file)"
+        )
     recordings: dict[tuple[str, int], Recording] = {}
     for line in latest_results(file):
         if line.get("trajectory") is not None:

@@ -108,9 +108,12 @@ class ReplayChatModel(BaseChatModel):
         return dict(self._recording.trajectory.model) if self._recording else {}
 
     def bind_tools(
-        self, tools: Sequence[Any], *, tool_choice: str | dict[str, Any] | None = None,
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: str | dict[str, Any] | None = None,
         **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:  # fmt: skip
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         options = {"tool_choice": tool_choice} if tool_choice is not None else {}
         return self.bind(tools=tool_schemas(tools), **options, **kwargs)
 
@@ -179,15 +182,21 @@ class ReplayChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=replies[k].model_copy())])
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
-    ) -> ChatResult:  # fmt: skip
+    ) -> ChatResult:
         return self._next(messages, kwargs)
 
     async def _agenerate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
         **kwargs: Any,
-    ) -> ChatResult:  # fmt: skip
+    ) -> ChatResult:
         return self._next(messages, kwargs)
 
 

@@ -63,8 +63,7 @@ def check_api(options: Mapping[str, Any]) -> str:
         for name, neutral in _CHAT_ONLY_OPTIONS.items():
             if options.get(name, neutral) != neutral:
                 raise ModelSpecError(
-                    f"model option {name}: a chat completions setting, not used with "
-                    f"api: responses"
+                    f"model option {name}: a chat completions setting, not used with api: responses"
                 )
     return str(api)
 
@@ -134,7 +133,8 @@ def read_response(
     for generation in result.generations:
         if gateway is not None:  # where langchain-openai puts it (not response_metadata)
             generation.generation_info = {
-                **(generation.generation_info or {}), GATEWAY_METADATA_RESPONSE_KEY: gateway,
+                **(generation.generation_info or {}),
+                GATEWAY_METADATA_RESPONSE_KEY: gateway,
             }
         message: Any = generation.message
         for call in getattr(message, "invalid_tool_calls", []):

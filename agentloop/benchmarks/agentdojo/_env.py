@@ -176,8 +176,9 @@ def _changes(before: Any, after: Any) -> Any:
     """What changed from ``before`` to ``after`` (JSON): per key of an object, recursively;
     a key removed as None; any other value whole."""
     if isinstance(before, dict) and isinstance(after, dict):
-        changed = {k: _changes(before[k], v) for k, v in after.items()
-                   if k in before and before[k] != v}  # fmt: skip
+        changed = {
+            k: _changes(before[k], v) for k, v in after.items() if k in before and before[k] != v
+        }
         changed.update({k: v for k, v in after.items() if k not in before})
         changed.update({k: None for k in before if k not in after})
         return changed

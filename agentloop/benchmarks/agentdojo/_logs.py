@@ -45,8 +45,12 @@ from agentloop.errors import DatasetError
 
 __all__ = ["LOG_DEFENSES", "LogImport", "find_logs", "import_logs", "log_case"]
 
-LOG_DEFENSES = ("tool_filter", "transformers_pi_detector", "spotlighting_with_delimiting",
-                "repeat_user_prompt")  # fmt: skip
+LOG_DEFENSES = (
+    "tool_filter",
+    "transformers_pi_detector",
+    "spotlighting_with_delimiting",
+    "repeat_user_prompt",
+)
 """AgentDojo's defenses, as its pipelines' names end (``<model>-<defense>``)."""
 _RUN = ("spotlighting_with_delimiting", "repeat_user_prompt", "tool_filter")
 
@@ -83,11 +87,16 @@ def _reply(message: dict[str, Any], index: int) -> Any:
         return _text(message.get("content")) or ""
     made = []
     for k, call in enumerate(calls):
-        made.append({
-            "id": call.get("id") or f"call_{index}_{k}",
-            "type": "function",
-            "function": {"name": call["function"], "arguments": json.dumps(call.get("args") or {})},
-        })
+        made.append(
+            {
+                "id": call.get("id") or f"call_{index}_{k}",
+                "type": "function",
+                "function": {
+                    "name": call["function"],
+                    "arguments": json.dumps(call.get("args") or {}),
+                },
+            }
+        )
     return {"role": "assistant", "content": _text(message.get("content")), "tool_calls": made}
 
 
@@ -110,11 +119,14 @@ def _detector_verdicts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if message.get("role") != "tool":
             continue
         call = calls.get(str(message.get("tool_call_id"))) or message.get("tool_call") or {}
-        verdicts.append({
-            "function": call.get("function"),
-            "args": call.get("args") or {},
-            "detected": not message.get("error") and _text(message.get("content")) == placeholder,
-        })  # fmt: skip
+        verdicts.append(
+            {
+                "function": call.get("function"),
+                "args": call.get("args") or {},
+                "detected": not message.get("error")
+                and _text(message.get("content")) == placeholder,
+            }
+        )
     return verdicts
 
 
@@ -147,18 +159,28 @@ def log_case(
     pipeline = str(data.get("pipeline_name") or "")
     defense = _defense(pipeline)
     environment: dict[str, Any] = {
-        "suite": suite_name, "version": version, "user_task": task_id,
-        "injection_task": injection, "injections": data.get("injections") or {},
-    }  # fmt: skip
-    kind = "attacked" if injection else (
-        "injection_task" if task_id in suite.injection_tasks else "user_task"
+        "suite": suite_name,
+        "version": version,
+        "user_task": task_id,
+        "injection_task": injection,
+        "injections": data.get("injections") or {},
+    }
+    kind = (
+        "attacked"
+        if injection
+        else ("injection_task" if task_id in suite.injection_tasks else "user_task")
     )
     metadata: dict[str, Any] = {
-        "suite": suite_name, "version": version, "user_task": task_id,
-        "injection_task": injection, "attack": data.get("attack_type") or "none", "kind": kind,
-        "pipeline": pipeline, "recorded_utility": data.get("utility"),
+        "suite": suite_name,
+        "version": version,
+        "user_task": task_id,
+        "injection_task": injection,
+        "attack": data.get("attack_type") or "none",
+        "kind": kind,
+        "pipeline": pipeline,
+        "recorded_utility": data.get("utility"),
         "recorded_security": data.get("security") if injection else None,
-    }  # fmt: skip
+    }
     if defense in _RUN:
         environment["defense"] = defense
     elif defense == DETECTOR:  # replayed without it: its verdicts from the log
@@ -180,9 +202,7 @@ def log_case(
         "ground_truth": {"agentdojo_log": {"tool_outputs": outputs}},
         "metadata": metadata,
     }
-    replies = [
-        _reply(m, i) for i, m in enumerate(messages) if m.get("role") == "assistant"
-    ]
+    replies = [_reply(m, i) for i, m in enumerate(messages) if m.get("role") == "assistant"]
     return row, replies
 
 
@@ -195,10 +215,12 @@ def _config(count: int) -> dict[str, Any]:
         "max_rounds": 15,
         "tool_execution": "sequential",
         "max_tool_output_chars": None,
-        "rewards": ["agentloop.benchmarks:agentdojo_utility",
-                    "agentloop.benchmarks:agentdojo_security"],
+        "rewards": [
+            "agentloop.benchmarks:agentdojo_utility",
+            "agentloop.benchmarks:agentdojo_security",
+        ],
         "pass_threshold": {"agentloop.benchmarks:agentdojo_utility": 1.0},
-    }  # fmt: skip
+    }
 
 
 @dataclass
@@ -241,8 +263,10 @@ def import_logs(
     (out / "data.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
-    (out / "scripts.json").write_text(json.dumps(scripts, ensure_ascii=False, indent=1),
-                                      encoding="utf-8")  # fmt: skip
-    (out / "eval.yaml").write_text(yaml.safe_dump(_config(len(rows)), sort_keys=False),
-                                   encoding="utf-8")  # fmt: skip
+    (out / "scripts.json").write_text(
+        json.dumps(scripts, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
+    (out / "eval.yaml").write_text(
+        yaml.safe_dump(_config(len(rows)), sort_keys=False), encoding="utf-8"
+    )
     return done

@@ -48,9 +48,7 @@ def agentdojo_module(name: str) -> ModuleType:
     try:
         return importlib.import_module(f"agentdojo.{name}")
     except ImportError as exc:
-        raise DatasetError(
-            f"AgentDojo is not installed ({exc}); {AGENTDOJO_INSTALL}"
-        ) from None
+        raise DatasetError(f"AgentDojo is not installed ({exc}); {AGENTDOJO_INSTALL}") from None
 
 
 @functools.cache

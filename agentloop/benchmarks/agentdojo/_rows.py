@@ -163,8 +163,9 @@ def defended(defense: str | None) -> tuple[str, Callable[[Any], str]]:
 
     if defense == "tool_filter":  # an OpenAI client's own element; the rest is undefended
         defense = None
-    config = module.PipelineConfig(llm=Model(), model_id=None, defense=defense,
-                                   system_message_name=None, system_message=None)  # fmt: skip
+    config = module.PipelineConfig(
+        llm=Model(), model_id=None, defense=defense, system_message_name=None, system_message=None
+    )
     elements = list(module.AgentPipeline.from_config(config).elements)
     system = next(e for e in elements if isinstance(e, module.SystemMessage)).system_message
     loop = next(e for e in elements if isinstance(e, module.ToolsExecutionLoop))

@@ -38,8 +38,16 @@ __all__ = [
 
 UTILITY = "agentloop.benchmarks:agentdojo_utility"
 SECURITY = "agentloop.benchmarks:agentdojo_security"
-_COUNTS = ("user_tasks", "solved", "pairs", "solved_under_attack", "attacks_succeeded",
-           "injection_tasks", "injection_tasks_solved", "errored")  # fmt: skip
+_COUNTS = (
+    "user_tasks",
+    "solved",
+    "pairs",
+    "solved_under_attack",
+    "attacks_succeeded",
+    "injection_tasks",
+    "injection_tasks_solved",
+    "errored",
+)
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -155,8 +163,11 @@ def _summary(tables: Tables, notes: list[str]) -> AgentDojoSummary:
         for figures in suites.values():
             total.add(figures)
         ordered = dict(sorted(suites.items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
-        found.append(AgentDojoTable(attack=attack, defense=defense, version=version,
-                                    suites={**ordered, "all": total}))  # fmt: skip
+        found.append(
+            AgentDojoTable(
+                attack=attack, defense=defense, version=version, suites={**ordered, "all": total}
+            )
+        )
     return AgentDojoSummary(tables=found, notes=notes)
 
 

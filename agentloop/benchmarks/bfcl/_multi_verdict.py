@@ -126,9 +126,7 @@ def _sent_texts(trajectory: Any) -> dict[str, str]:
     return texts
 
 
-def _steps(
-    turn: Sequence[dict[str, Any]], sent: Mapping[str, str]
-) -> tuple[list[list[Call]], int]:
+def _steps(turn: Sequence[dict[str, Any]], sent: Mapping[str, str]) -> tuple[list[list[Call]], int]:
     """The turn's steps as BFCL decodes them (strict JSON of the text the model sent), and
     how many were dropped."""
     steps, dropped = [], 0

@@ -847,9 +847,7 @@ class TelecomUserTools(Toolkit):
         request = self.surroundings.payment_request
         if request is None:
             return "No payment request has been made."
-        return (
-            f"You have a payment request for bill {request.bill_id} of {request.amount_due} USD."
-        )
+        return f"You have a payment request for bill {request.bill_id} of {request.amount_due} USD."
 
     @tau2_tool("write", "Makes a payment for the bill that the agent has sent you.")
     def make_payment(self) -> str:

@@ -195,7 +195,7 @@ class RetailTools(Toolkit):
         {
             "expression": (
                 "The mathematical expression to calculate, such as '2 + 2'. The expression can "
-                'contain numbers, operators (+, -, *, /), parentheses, and spaces.'
+                "contain numbers, operators (+, -, *, /), parentheses, and spaces."
             ),
         },
     )
@@ -205,18 +205,18 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Cancel a pending order. If the order is already processed or delivered,\n\nit cannot '
-            'be cancelled. The agent needs to explain the cancellation detail\nand ask for '
-            'explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order '
+            "Cancel a pending order. If the order is already processed or delivered,\n\nit cannot "
+            "be cancelled. The agent needs to explain the cancellation detail\nand ask for "
+            "explicit user confirmation (yes/no) to proceed. If the user confirms,\nthe order "
             "status will be changed to 'cancelled' and the payment will be refunded.\nThe refund "
             "will be added to the user's gift card balance immediately if the payment\nwas made "
-            'using a gift card, otherwise the refund would take 5-7 business days to process.\n'
-            'The function returns the order details after the cancellation.'
+            "using a gift card, otherwise the refund would take 5-7 business days to process.\n"
+            "The function returns the order details after the cancellation."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "reason": (
                 "The reason for cancellation, which should be either 'no longer needed' or "
@@ -251,29 +251,29 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Exchange items in a delivered order to new items of the same product type.\n\nFor a '
-            'delivered order, return or exchange can be only done once by the agent.\nThe agent '
-            'needs to explain the exchange detail and ask for explicit user confirmation (yes/no) '
-            'to proceed.'
+            "Exchange items in a delivered order to new items of the same product type.\n\nFor a "
+            "delivered order, return or exchange can be only done once by the agent.\nThe agent "
+            "needs to explain the exchange detail and ask for explicit user confirmation (yes/no) "
+            "to proceed."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "item_ids": (
                 "The item ids to be exchanged, each such as '1008292230'. There could be "
-                'duplicate items in the list.'
+                "duplicate items in the list."
             ),
             "new_item_ids": (
                 "The item ids to be exchanged for, each such as '1008292230'.\nThere could be "
-                'duplicate items in the list. Each new item id should match the item id\nin the '
-                'same position and be of the same product.'
+                "duplicate items in the list. Each new item id should match the item id\nin the "
+                "same position and be of the same product."
             ),
             "payment_method_id": (
-                'The payment method id to pay or receive refund for the item price difference,\n'
+                "The payment method id to pay or receive refund for the item price difference,\n"
                 "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up\n"
-                'from the user or order details.'
+                "from the user or order details."
             ),
         },
     )
@@ -301,9 +301,9 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "read",
         (
-            'Find user id by first name, last name, and zip code. If the user is not found, the '
-            'function\n\nwill return an error message. By default, find user id by email, and '
-            'only call this function\nif the user is not found by email or cannot remember email.'
+            "Find user id by first name, last name, and zip code. If the user is not found, the "
+            "function\n\nwill return an error message. By default, find user id by email, and "
+            "only call this function\nif the user is not found by email or cannot remember email."
         ),
         {
             "first_name": "The first name of the customer, such as 'John'.",
@@ -324,8 +324,8 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "read",
         (
-            'Find user id by email. If the user is not found, the function will return an error '
-            'message.'
+            "Find user id by email. If the user is not found, the function will return an error "
+            "message."
         ),
         {
             "email": "The email of the user, such as 'something@example.com'.",
@@ -343,7 +343,7 @@ class RetailTools(Toolkit):
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
         },
     )
@@ -356,7 +356,7 @@ class RetailTools(Toolkit):
         {
             "product_id": (
                 "The product id, such as '6086499569'. Be careful the product id is different "
-                'from the item id.'
+                "from the item id."
             ),
         },
     )
@@ -369,7 +369,7 @@ class RetailTools(Toolkit):
         {
             "item_id": (
                 "The item id, such as '6086499569'. Be careful the item id is different from the "
-                'product id.'
+                "product id."
             ),
         },
     )
@@ -392,9 +392,9 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "read",
         (
-            'List the name and product id of all product types.\n\nEach product type has a '
-            'variety of different items with unique item ids and options.\nThere are only 50 '
-            'product types in the store.'
+            "List the name and product id of all product types.\n\nEach product type has a "
+            "variety of different items with unique item ids and options.\nThere are only 50 "
+            "product types in the store."
         ),
     )
     def list_all_product_types(self) -> str:
@@ -404,13 +404,13 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Modify the shipping address of a pending order. The agent needs to explain the '
-            'modification detail and ask for explicit user confirmation (yes/no) to proceed.'
+            "Modify the shipping address of a pending order. The agent needs to explain the "
+            "modification detail and ask for explicit user confirmation (yes/no) to proceed."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "address1": "The first line of the address, such as '123 Main St'.",
             "address2": "The second line of the address, such as 'Apt 1' or ''.",
@@ -441,28 +441,28 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Modify items in a pending order to new items of the same product type. For a pending '
-            'order, this function can only be called once. The agent needs to explain the '
-            'exchange detail and ask for explicit user confirmation (yes/no) to proceed.'
+            "Modify items in a pending order to new items of the same product type. For a pending "
+            "order, this function can only be called once. The agent needs to explain the "
+            "exchange detail and ask for explicit user confirmation (yes/no) to proceed."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "item_ids": (
                 "The item ids to be modified, each such as '1008292230'. There could be duplicate "
-                'items in the list.'
+                "items in the list."
             ),
             "new_item_ids": (
                 "The item ids to be modified for, each such as '1008292230'. There could be "
-                'duplicate items in the list. Each new item id should match the item id in the '
-                'same position and be of the same product.'
+                "duplicate items in the list. Each new item id should match the item id in the "
+                "same position and be of the same product."
             ),
             "payment_method_id": (
-                'The payment method id to pay or receive refund for the item price difference, '
+                "The payment method id to pay or receive refund for the item price difference, "
                 "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up "
-                'from the user or order details.'
+                "from the user or order details."
             ),
         },
     )
@@ -506,18 +506,18 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Modify the payment method of a pending order. The agent needs to explain the '
-            'modification detail and ask for explicit user confirmation (yes/no) to proceed.'
+            "Modify the payment method of a pending order. The agent needs to explain the "
+            "modification detail and ask for explicit user confirmation (yes/no) to proceed."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "payment_method_id": (
-                'The payment method id to pay or receive refund for the item price difference, '
+                "The payment method id to pay or receive refund for the item price difference, "
                 "such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up "
-                'from the user or order details.'
+                "from the user or order details."
             ),
         },
     )
@@ -553,8 +553,8 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Modify the default address of a user. The agent needs to explain the modification '
-            'detail and ask for explicit user confirmation (yes/no) to proceed.'
+            "Modify the default address of a user. The agent needs to explain the modification "
+            "detail and ask for explicit user confirmation (yes/no) to proceed."
         ),
         {
             "user_id": "The user id, such as 'sara_doe_496'.",
@@ -585,24 +585,24 @@ class RetailTools(Toolkit):
     @tau2_tool(
         "write",
         (
-            'Return some items of a delivered order.\n\nThe order status will be changed to '
+            "Return some items of a delivered order.\n\nThe order status will be changed to "
             "'return requested'.\nThe agent needs to explain the return detail and ask for "
-            'explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up '
-            'email for how and where to return the item.'
+            "explicit user confirmation (yes/no) to proceed.\nThe user will receive follow-up "
+            "email for how and where to return the item."
         ),
         {
             "order_id": (
                 "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the "
-                'beginning of the order id.'
+                "beginning of the order id."
             ),
             "item_ids": (
                 "The item ids to be returned, each such as '1008292230'. There could be duplicate "
-                'items in the list.'
+                "items in the list."
             ),
             "payment_method_id": (
-                'The payment method id to pay or receive refund for the item price difference, '
+                "The payment method id to pay or receive refund for the item price difference, "
                 "such as 'gift_card_0000000' or 'credit_card_0000000'.\nThese can be looked up "
-                'from the user or order details.'
+                "from the user or order details."
             ),
         },
     )
@@ -629,7 +629,7 @@ class RetailTools(Toolkit):
         "generic",
         (
             "Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly "
-            'transfer if\n -  the user explicitly asks for a human agent\n -  given the policy '
+            "transfer if\n -  the user explicitly asks for a human agent\n -  given the policy "
             "and the available tools, you cannot solve the user's issue."
         ),
         {

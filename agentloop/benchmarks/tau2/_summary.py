@@ -102,9 +102,14 @@ def _verdict(line: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def _why_not(
-    header: Mapping[str, Any], domain: str, task_set: str | None, tasks: int, trials: int,
-    errored: int, raised: int,
-) -> list[str]:  # fmt: skip
+    header: Mapping[str, Any],
+    domain: str,
+    task_set: str | None,
+    tasks: int,
+    trials: int,
+    errored: int,
+    raised: int,
+) -> list[str]:
     config = header.get("config") or {}
     user = config.get("user") or {}
     why = []
@@ -126,9 +131,11 @@ def _why_not(
     if errored:  # what --retry-errors runs again
         why.append(f"{errored} errored result(s) (run them again: --retry-errors)")
     if raised:  # the agent's outcome, scored: a retry has nothing to run
-        why.append(f"{raised} τ²-bench infrastructure error(s): an env assertion raised on "
-                   "what the agent left undone (τ²-bench's evaluator raises; scored 0 here, "
-                   "not an errored result, so --retry-errors does not run it again)")  # fmt: skip
+        why.append(
+            f"{raised} τ²-bench infrastructure error(s): an env assertion raised on "
+            "what the agent left undone (τ²-bench's evaluator raises; scored 0 here, "
+            "not an errored result, so --retry-errors does not run it again)"
+        )
     return why
 
 

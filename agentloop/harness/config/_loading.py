@@ -340,9 +340,10 @@ def _imports_from_folder(result: dict[str, Any], base: Path) -> None:
     if isinstance(tools, list):
         result["tools"] = [
             {**t, **{k: _from_folder_import(base, t[k]) for k in ("path", "factory") if k in t}}
-            if isinstance(t, dict) else _from_folder_import(base, t)
+            if isinstance(t, dict)
+            else _from_folder_import(base, t)
             for t in tools
-        ]  # fmt: skip
+        ]
     if "environment" in result:
         env = result["environment"]
         if isinstance(env, dict) and "factory" in env:

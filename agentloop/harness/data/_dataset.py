@@ -220,9 +220,7 @@ def scan_dataset(path: str | Path, mode: Mode = "generate") -> DatasetScan:
             names.update(item.tool_names)
             row_tools.add(item)
             row_fields.add(item)
-    return DatasetScan(
-        str(file), digest.hexdigest(), valid, problems, names, row_tools, row_fields
-    )
+    return DatasetScan(str(file), digest.hexdigest(), valid, problems, names, row_tools, row_fields)
 
 
 def iter_samples(path: str | Path, mode: Mode = "generate") -> Iterator[Sample]:

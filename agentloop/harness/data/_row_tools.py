@@ -109,9 +109,7 @@ def _rows_text(rows: list[tuple[int, str, str]], count: int) -> str:
 
 def _schema_row_rewards(rewards: Sequence[RewardSpec]) -> list[str]:
     return [
-        s.key
-        for s in rewards
-        if s.name == "tool_call_match" and s.params.get("schema") == "row"
+        s.key for s in rewards if s.name == "tool_call_match" and s.params.get("schema") == "row"
     ]
 
 

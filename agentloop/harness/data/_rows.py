@@ -20,8 +20,17 @@ __all__ = ["ROW_FIELDS", "Mode", "Sample", "parse_line"]
 
 Mode = Literal["generate", "score"]
 
-ROW_FIELDS = ("id", "messages", "tools", "ground_truth", "answer", "metadata", "turns",
-              "environment", "user_scenario")  # fmt: skip
+ROW_FIELDS = (
+    "id",
+    "messages",
+    "tools",
+    "ground_truth",
+    "answer",
+    "metadata",
+    "turns",
+    "environment",
+    "user_scenario",
+)
 """The top-level fields agentloop reads from a row; any other is read by nothing."""
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})

@@ -163,8 +163,9 @@ def _call_parts(call: Any, where: str) -> tuple[str, dict[str, Any]]:
         args = json.loads(args or "{}")
     if not isinstance(name, str) or not isinstance(args, dict):
         raise ValueError(f"{where}: expected {{'name': ..., 'arguments': {{...}}}}")
-    if any(isinstance(v, dict) and len(v) == 1 and next(iter(v)) in MATCHERS
-           for v in args.values()):  # fmt: skip
+    if any(
+        isinstance(v, dict) and len(v) == 1 and next(iter(v)) in MATCHERS for v in args.values()
+    ):
         raise ValueError(f"{where}: matchers cannot be executed; give plain values")
     return name, args
 
@@ -238,9 +239,13 @@ async def _execute(
     tools = [t for t in bound if isinstance(t, BaseTool)]
     cfg = p.config
     return await run_calls(
-        env, tools, turns, where=where, timeout=cfg.tool_timeout,
+        env,
+        tools,
+        turns,
+        where=where,
+        timeout=cfg.tool_timeout,
         max_output_chars=cfg.max_tool_output_chars,
-    )  # fmt: skip
+    )
 
 
 async def environment_input(
@@ -264,8 +269,9 @@ async def recorded_states(p: _Prepared, sample: Sample, epoch: int, trajectory: 
     """Score mode: run a recorded conversation's calls again in a fresh environment, turn
     by turn, and record the state after each turn in ``trajectory.turns``."""
     if not trajectory.turns:
-        trajectory.turns = [TurnRecord(message_start=0, step_start=0,
-                                       stop_reason=trajectory.stop_reason)]  # fmt: skip
+        trajectory.turns = [
+            TurnRecord(message_start=0, step_start=0, stop_reason=trajectory.stop_reason)
+        ]
     calls = [
         [{"name": c.name, "arguments": c.args or {}} for c in trajectory.turn_tool_calls(k)]
         for k in range(len(trajectory.turns))

@@ -91,8 +91,11 @@ def request_digest(spec: JudgeSpec, messages: Sequence[Mapping[str, Any]]) -> st
     """The SHA-256 of what a request asks: model spec, sampling params and messages."""
     text = json.dumps(
         {"model": spec.model, "params": dict(spec.params), "messages": list(messages)},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
-    )  # fmt: skip
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -118,8 +121,10 @@ class _Recording:
 
     def take(self, reward: str, model: str, draw: int, digest: str, sample: str) -> JudgeCall:
         for index, call in enumerate(self.calls):
-            if index not in self.used and (call.reward, call.draw) == (reward, draw) and (
-                call.request_sha256 == digest
+            if (
+                index not in self.used
+                and (call.reward, call.draw) == (reward, draw)
+                and (call.request_sha256 == digest)
             ):
                 self.used.add(index)
                 return call
@@ -318,15 +323,21 @@ class _RunJudge:
         started = time.perf_counter()
         with cache_scope(judging.epoch, draw):
             trajectory = await run_agent(
-                model, [], [dict(m) for m in messages], max_rounds=0,
+                model,
+                [],
+                [dict(m) for m in messages],
+                max_rounds=0,
                 retry=opened.source.retry_policy,
-            )  # fmt: skip
+            )
         step = trajectory.steps[-1] if trajectory.steps else None
         call = JudgeCall(
-            reward=self.reward, model=self.model, draw=draw, request_sha256=digest,
+            reward=self.reward,
+            model=self.model,
+            draw=draw,
+            request_sha256=digest,
             retries=step.retries if step else 0,
             latency_s=round(step.latency_s if step else time.perf_counter() - started, 6),
-        )  # fmt: skip
+        )
         if trajectory.stop_reason == "error" or step is None:
             call.error = trajectory.error or "the judge made no reply"
             judging.record(ticket, call)

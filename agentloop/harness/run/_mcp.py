@@ -60,8 +60,9 @@ def _result(message: Any) -> Any:
     if all(isinstance(b, dict) and b.get("type") == "text" for b in content):
         return "\n".join(str(b.get("text", "")) for b in content)
     # Images and files: the blocks, without the random ids LangChain gives them.
-    return [{k: v for k, v in b.items() if k != "id"} if isinstance(b, dict) else b
-            for b in content]  # fmt: skip
+    return [
+        {k: v for k, v in b.items() if k != "id"} if isinstance(b, dict) else b for b in content
+    ]
 
 
 def _wrap(tool: BaseTool, label: str) -> BaseTool:
@@ -114,9 +115,12 @@ class _Server:
         if "url" in server:
             from langchain_mcp_adapters.sessions import create_session
 
-            connection: Any = {"transport": "streamable_http", "url": server["url"],
-                               "headers": _expand(server.get("headers", {}), "mcp: headers"),
-                               "timeout": server.get("timeout", 30)}  # fmt: skip
+            connection: Any = {
+                "transport": "streamable_http",
+                "url": server["url"],
+                "headers": _expand(server.get("headers", {}), "mcp: headers"),
+                "timeout": server.get("timeout", 30),
+            }
             return create_session(connection)
         return self._stdio(errlog)
 

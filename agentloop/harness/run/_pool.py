@@ -55,9 +55,9 @@ class LocalPool:
         async def worker() -> None:
             # next() never awaits, so workers can share one plain iterator safely.
             for sample, epoch in pairs:
-                deliver(*await run_sample(
-                    self.p, self.source, sample, epoch, self.user, self.judges
-                ))  # fmt: skip
+                deliver(
+                    *await run_sample(self.p, self.source, sample, epoch, self.user, self.judges)
+                )
 
         async with anyio.create_task_group() as group:
             for _ in range(self.p.config.concurrency):

@@ -54,9 +54,13 @@ async def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubbe
         trajectory = Trajectory.model_validate(raw)
         judging = SampleJudging.from_recording(line, "agentloop score calls no judge")
         outcome = await plan.score(
-            trajectory, line.get("ground_truth"), line.get("answer"),
-            metadata=line.get("metadata"), row=_row(line), judging=judging,
-        )  # fmt: skip
+            trajectory,
+            line.get("ground_truth"),
+            line.get("answer"),
+            metadata=line.get("metadata"),
+            row=_row(line),
+            judging=judging,
+        )
         error = outcome.error_text()
         record.update(
             status="ok" if error is None else "error",

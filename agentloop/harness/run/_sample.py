@@ -178,9 +178,12 @@ def _request(p: Prepared, tools: list[BaseTool | dict[str, Any]]) -> dict[str, A
     if key not in p.requests:
         cfg = p.config
         p.requests[key] = request_signature(
-            tools, cfg.tool_choice, cfg.parallel_tool_calls, cfg.request_params(),
+            tools,
+            cfg.tool_choice,
+            cfg.parallel_tool_calls,
+            cfg.request_params(),
             cfg.model_options.get("api"),
-        )  # fmt: skip
+        )
     return p.requests[key]
 
 
@@ -203,8 +206,11 @@ async def _generate(
     user = None
     if cfg.user is not None:
         if sample.turns:
-            raise _SampleError("dataset", "a row with turns cannot run with a simulated user "
-                               "(user:): its turns come from the user")  # fmt: skip
+            raise _SampleError(
+                "dataset",
+                "a row with turns cannot run with a simulated user "
+                "(user:): its turns come from the user",
+            )
         if user_source is None:
             raise _SampleError("crash", "user: is configured but its model was not opened")
         assert p.user_instructions is not None
@@ -214,11 +220,14 @@ async def _generate(
             raise _SampleError("dataset", str(exc)) from exc
         from agentloop.models import request_signature
 
-        record["request"] = dict(record["request"], user=request_signature(
-            user.tools, None, True, cfg.user.model_params))  # fmt: skip
+        record["request"] = dict(
+            record["request"], user=request_signature(user.tools, None, True, cfg.user.model_params)
+        )
     elif sample.conversation:
-        raise _SampleError("dataset", "the row has a user_scenario but the config no user: "
-                           "(a simulated user to play it)")  # fmt: skip
+        raise _SampleError(
+            "dataset",
+            "the row has a user_scenario but the config no user: (a simulated user to play it)",
+        )
     opening = wire_messages(sample.messages) if user else prompt_messages(sample.messages)
     if turns:  # replay checks each turn's tools against these
         bound: list[Any] = list(tools)
@@ -314,10 +323,16 @@ async def run_sample(
             except Exception as exc:  # the rewards that need it fail; the others stand
                 failed = dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
         outcome = await p.rewards.score(
-            trajectory, sample.ground_truth, sample.answer,
-            metadata=sample.metadata, row=sample_row(sample), environment=environment,
-            expected=sample.expected_calls, failed=failed, judging=judging,
-        )  # fmt: skip
+            trajectory,
+            sample.ground_truth,
+            sample.answer,
+            metadata=sample.metadata,
+            row=sample_row(sample),
+            environment=environment,
+            expected=sample.expected_calls,
+            failed=failed,
+            judging=judging,
+        )
         scores, passed, reward_errors = outcome.scores, outcome.passed, outcome.errors
         not_applicable = outcome.not_applicable
         if reward_errors:
@@ -350,8 +365,7 @@ async def run_sample(
 
 
 def _no_judging() -> dict[str, Any]:
-    return {"judge_calls": [], "judge_usage": {}, "judge_cost_usd": 0.0,
-            "judge_cost_unknown": None}  # fmt: skip
+    return {"judge_calls": [], "judge_usage": {}, "judge_cost_usd": 0.0, "judge_cost_unknown": None}
 
 
 def _trajectory_json(trajectory: Trajectory | None, record: dict[str, Any]) -> str | None:

@@ -127,18 +127,25 @@ def _recorded_step(
     texts = lenient_texts(message)
     records = [
         ToolCallRecord(
-            id=call_id, name=name, args=args, raw_args=texts.get(call_id),
-            status=_status(results.get(call_id)), recovered=recovered,
+            id=call_id,
+            name=name,
+            args=args,
+            raw_args=texts.get(call_id),
+            status=_status(results.get(call_id)),
+            recovered=recovered,
         )
         for call_id, name, args in calls
-    ]  # fmt: skip
+    ]
     records += [
         ToolCallRecord(
-            id=bad.get("id") or f"call_{index}_{len(calls) + i}", name=bad.get("name") or "",
-            raw_args=bad.get("args"), status="malformed", error=bad.get("error"),
+            id=bad.get("id") or f"call_{index}_{len(calls) + i}",
+            name=bad.get("name") or "",
+            raw_args=bad.get("args"),
+            status="malformed",
+            error=bad.get("error"),
         )
         for i, bad in enumerate(message.invalid_tool_calls)
-    ]  # fmt: skip
+    ]
     return StepRecord(latency_s=0.0, tool_calls=records)
 
 
@@ -254,10 +261,17 @@ class RewardPlan:
         not_applicable: dict[str, str] = {}
         if specs := [spec for spec in self.specs if spec.key not in errors]:
             result = await ascore_sample(
-                trajectory, sample_truth, specs, answer=answer, metadata=metadata, row=row,
-                environment=environment, expected=expected, on_error="record",
+                trajectory,
+                sample_truth,
+                specs,
+                answer=answer,
+                metadata=metadata,
+                row=row,
+                environment=environment,
+                expected=expected,
+                on_error="record",
                 judges=judging.judge_for if judging is not None else None,
-            )  # fmt: skip
+            )
             errors.update(result.errors)
             not_applicable = result.not_applicable
             for key, reward in result.results.items():

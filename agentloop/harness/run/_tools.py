@@ -33,9 +33,14 @@ _GIVEN = ("row", "sample", "epoch")  # what agentloop passes a factory that asks
 def sample_row(sample: Sample) -> dict[str, Any]:
     """The dataset row of a sample as a dict (a copy: factories and rewards may change it);
     ``turns``, ``environment`` and ``user_scenario`` only when the row has them."""
-    row = {"id": sample.id, "messages": sample.messages, "tools": sample.tools,
-           "ground_truth": sample.ground_truth, "answer": sample.answer,
-           "metadata": sample.metadata}  # fmt: skip
+    row = {
+        "id": sample.id,
+        "messages": sample.messages,
+        "tools": sample.tools,
+        "ground_truth": sample.ground_truth,
+        "answer": sample.answer,
+        "metadata": sample.metadata,
+    }
     if sample.turns:
         row["turns"] = sample.turns
     if sample.environment is not None:

@@ -34,8 +34,11 @@ def render_instructions(template: str, scenario: Any, sample_id: str) -> str:
         raise ValueError(
             f"sample {sample_id!r} has no user_scenario, and user.instructions uses {SCENARIO}"
         )
-    text = scenario if isinstance(scenario, str) else json.dumps(scenario, indent=2,
-                                                                  ensure_ascii=False)  # fmt: skip
+    text = (
+        scenario
+        if isinstance(scenario, str)
+        else json.dumps(scenario, indent=2, ensure_ascii=False)
+    )
     return template.replace(SCENARIO, text)
 
 

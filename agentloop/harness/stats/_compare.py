@@ -157,8 +157,10 @@ def _warnings(a: _Run, b: _Run, known: list[bool]) -> list[str]:
     summary_a, summary_b = a.summary, b.summary
     for run in (a, b):
         if not run.summary.complete:
-            found.append(incomplete(run.label, run.summary) + "; the paired difference pairs "
-                         "the results both runs have")  # fmt: skip
+            found.append(
+                incomplete(run.label, run.summary) + "; the paired difference pairs "
+                "the results both runs have"
+            )
     for key in sorted(summary_a.rewards.keys() - summary_b.rewards.keys()):
         if known[1]:  # B's rewards are known, and this is not one
             found.append(
@@ -225,8 +227,7 @@ def resolve_results(path: str | Path) -> tuple[Path, int]:
     if (run_dir / HEADER_FILE).is_file():
         return results, int(read_json(run_dir / HEADER_FILE).get("config", {}).get("epochs", 1))
     index = index_results(results)
-    return results, max((int(line["epoch"]) for line in latest_results(results, index)),
-                        default=1)  # fmt: skip
+    return results, max((int(line["epoch"]) for line in latest_results(results, index)), default=1)
 
 
 def _planned(results: Path) -> int | None:
@@ -278,10 +279,14 @@ def _load(path: str | Path, label: str) -> _Run:
     cluster_by = config.get("cluster_by")
     # as the run's summary counts: its planned results, a missing one as 0
     summary = summarize(
-        latest_results(results, index), epochs=epochs,
-        superseded=superseded_results(results, index), rewards=configured,
-        cluster_by=cluster_by, planned=_planned(results), better=_better(results),
-    )  # fmt: skip
+        latest_results(results, index),
+        epochs=epochs,
+        superseded=superseded_results(results, index),
+        rewards=configured,
+        cluster_by=cluster_by,
+        planned=_planned(results),
+        better=_better(results),
+    )
     run = _Run(str(path), label, epochs, configured, summary, cluster_by)
     for line in latest_results(results, index):
         sample, epoch = str(line["id"]), int(line["epoch"])
@@ -366,9 +371,12 @@ def _compare(a: _Run, b: _Run) -> Comparison:
         mb = summary_b.rewards[key].headline if key in summary_b.rewards else None
         ways = {s.rewards[key].better for s in (summary_a, summary_b) if key in s.rewards}
         delta = RewardDelta(
-            reward=key, better="lower" if "lower" in ways else "higher", a=ma, b=mb,
+            reward=key,
+            better="lower" if "lower" in ways else "higher",
+            a=ma,
+            b=mb,
             delta=mb - ma if ma is not None and mb is not None else None,
-        )  # fmt: skip
+        )
         if key in compared and ma is not None and mb is not None:
             units = _units(a, b, key, cluster_by)
             if units:

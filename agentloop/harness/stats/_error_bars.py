@@ -245,19 +245,29 @@ def mean_interval(
             effective = n * min((independent / se) ** 2, 1.0) if se > 0 else float(count)
         low, high = wilson(mean * effective, effective, level)
         note = None if effective == n else f"effective trials {effective:.1f} of {n}"
-        return Interval(low=low, high=high, se=se, method=method, clusters=count,
-                        results=n, note=note)  # fmt: skip
+        return Interval(
+            low=low, high=high, se=se, method=method, clusters=count, results=n, note=note
+        )
     if se == 0.0:
         return Interval(
-            se=0.0, method=method, clusters=count, results=n,
+            se=0.0,
+            method=method,
+            clusters=count,
+            results=n,
             note="every result has the same score: no spread to estimate an interval from",
-        )  # fmt: skip
+        )
     half = t_quantile(0.5 + level / 2, count - 1) * se
     low, high = max(mean - half, bounds[0]), min(mean + half, bounds[1])
     cut = (low, high) != (mean - half, mean + half)
-    return Interval(low=low, high=high, se=se, method=method, clusters=count, results=n,
-                    note=f"cut to the scores' range [{bounds[0]:g}, {bounds[1]:g}]" if cut
-                    else None)  # fmt: skip
+    return Interval(
+        low=low,
+        high=high,
+        se=se,
+        method=method,
+        clusters=count,
+        results=n,
+        note=f"cut to the scores' range [{bounds[0]:g}, {bounds[1]:g}]" if cut else None,
+    )
 
 
 def bootstrap_intervals(
@@ -291,17 +301,23 @@ def bootstrap_intervals(
     for j in range(width):
         values = sorted(estimates[j])
         if values[0] == values[-1]:
-            out.append(Interval(
-                se=0.0, method="bootstrap", clusters=count, results=tasks,
-                note="every task has the same value: resampling gives no spread",
-            ))  # fmt: skip
+            out.append(
+                Interval(
+                    se=0.0,
+                    method="bootstrap",
+                    clusters=count,
+                    results=tasks,
+                    note="every task has the same value: resampling gives no spread",
+                )
+            )
             continue
         mean = sum(values) / draws
         se = math.sqrt(sum((v - mean) ** 2 for v in values) / (draws - 1))
         low = _percentile(values, (1 - level) / 2)
         high = _percentile(values, 0.5 + level / 2)
-        out.append(Interval(low=low, high=high, se=se, method="bootstrap", clusters=count,
-                            results=tasks))  # fmt: skip
+        out.append(
+            Interval(low=low, high=high, se=se, method="bootstrap", clusters=count, results=tasks)
+        )
     return out
 
 
@@ -410,9 +426,15 @@ def paired_difference(
         [s / k for k, s, _ in per_cluster.values()], [s / k for k, _, s in per_cluster.values()]
     )
     result = PairedDifference(
-        pairs=pairs, clusters=count, mean=mean, se=se, test="paired t",
-        sd_a=sd_a, sd_b=sd_b, correlation=correlation,
-    )  # fmt: skip
+        pairs=pairs,
+        clusters=count,
+        mean=mean,
+        se=se,
+        test="paired t",
+        sd_a=sd_a,
+        sd_b=sd_b,
+        correlation=correlation,
+    )
     if binary and count == pairs:
         result.test = "McNemar exact"
         result.a_only = sum(1 for _, a, b in units if a == 1 and b == 0)
@@ -448,8 +470,9 @@ def paired_difference(
     return result
 
 
-def samples_needed(sd_difference: float, delta: float, alpha: float = 0.05,
-                   power: float = 0.8) -> int:  # fmt: skip
+def samples_needed(
+    sd_difference: float, delta: float, alpha: float = 0.05, power: float = 0.8
+) -> int:
     """Independent units (samples, or clusters) a paired comparison needs to detect a
     difference ``delta`` with ``power`` at ``alpha`` (two-sided): ⌈(z_{1−α/2} + z_power)²
     σ_d² / δ²⌉, σ_d the standard deviation of one unit's paired difference."""

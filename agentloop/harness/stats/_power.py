@@ -94,11 +94,14 @@ def _one_run(path: str | Path, plan: PowerPlan, rho: float) -> None:
     for key, stats in summary.rewards.items():
         interval = stats.interval
         if interval is None or interval.se is None or interval.clusters < MIN_CLUSTERS:
-            plan.rows.append(PowerRow(
-                reward=key, units=interval.clusters if interval else 0,
-                note=f"fewer than {MIN_CLUSTERS} independent units: too few to estimate a "
-                "variance from",
-            ))  # fmt: skip
+            plan.rows.append(
+                PowerRow(
+                    reward=key,
+                    units=interval.clusters if interval else 0,
+                    note=f"fewer than {MIN_CLUSTERS} independent units: too few to estimate a "
+                    "variance from",
+                )
+            )
             continue
         units = interval.clusters
         if interval.se == 0:
@@ -107,13 +110,20 @@ def _one_run(path: str | Path, plan: PowerPlan, rho: float) -> None:
         sd = interval.se * math.sqrt(units)
         sd_difference = sd * math.sqrt(2 * (1 - rho))
         se = sd_difference / math.sqrt(units)
-        plan.rows.append(PowerRow(
-            reward=key, units=units, sd_a=sd, sd_b=sd, correlation=rho,
-            sd_difference=sd_difference, se=se,
-            detectable=detectable_difference(se, plan.alpha, plan.power),
-            needed=_needed(sd_difference, plan.delta, plan.alpha, plan.power),
-            needed_unpaired=_needed(sd * math.sqrt(2), plan.delta, plan.alpha, plan.power),
-        ))  # fmt: skip
+        plan.rows.append(
+            PowerRow(
+                reward=key,
+                units=units,
+                sd_a=sd,
+                sd_b=sd,
+                correlation=rho,
+                sd_difference=sd_difference,
+                se=se,
+                detectable=detectable_difference(se, plan.alpha, plan.power),
+                needed=_needed(sd_difference, plan.delta, plan.alpha, plan.power),
+                needed_unpaired=_needed(sd * math.sqrt(2), plan.delta, plan.alpha, plan.power),
+            )
+        )
 
 
 def _two_runs(a: str | Path, b: str | Path, plan: PowerPlan) -> None:
@@ -124,28 +134,45 @@ def _two_runs(a: str | Path, b: str | Path, plan: PowerPlan) -> None:
     for delta in comparison.rewards:
         paired = delta.paired
         if paired is None or paired.se is None or paired.clusters < MIN_CLUSTERS:
-            plan.rows.append(PowerRow(
-                reward=delta.reward, units=paired.clusters if paired else 0,
-                note=f"fewer than {MIN_CLUSTERS} paired independent units"
-                if paired else "not in both runs",
-            ))  # fmt: skip
+            plan.rows.append(
+                PowerRow(
+                    reward=delta.reward,
+                    units=paired.clusters if paired else 0,
+                    note=f"fewer than {MIN_CLUSTERS} paired independent units"
+                    if paired
+                    else "not in both runs",
+                )
+            )
             continue
         units = paired.clusters
         if paired.se == 0:
-            plan.rows.append(PowerRow(
-                reward=delta.reward, units=units, sd_a=paired.sd_a, sd_b=paired.sd_b,
-                sd_difference=0.0, note=NO_VARIANCE,
-            ))  # fmt: skip
+            plan.rows.append(
+                PowerRow(
+                    reward=delta.reward,
+                    units=units,
+                    sd_a=paired.sd_a,
+                    sd_b=paired.sd_b,
+                    sd_difference=0.0,
+                    note=NO_VARIANCE,
+                )
+            )
             continue
         sd_difference = paired.se * math.sqrt(units)
         unpaired = math.sqrt(paired.sd_a**2 + paired.sd_b**2)
-        plan.rows.append(PowerRow(
-            reward=delta.reward, units=units, sd_a=paired.sd_a, sd_b=paired.sd_b,
-            correlation=paired.correlation, sd_difference=sd_difference, se=paired.se,
-            detectable=detectable_difference(paired.se, plan.alpha, plan.power),
-            needed=_needed(sd_difference, plan.delta, plan.alpha, plan.power),
-            needed_unpaired=_needed(unpaired, plan.delta, plan.alpha, plan.power),
-        ))  # fmt: skip
+        plan.rows.append(
+            PowerRow(
+                reward=delta.reward,
+                units=units,
+                sd_a=paired.sd_a,
+                sd_b=paired.sd_b,
+                correlation=paired.correlation,
+                sd_difference=sd_difference,
+                se=paired.se,
+                detectable=detectable_difference(paired.se, plan.alpha, plan.power),
+                needed=_needed(sd_difference, plan.delta, plan.alpha, plan.power),
+                needed_unpaired=_needed(unpaired, plan.delta, plan.alpha, plan.power),
+            )
+        )
 
 
 def plan_power(

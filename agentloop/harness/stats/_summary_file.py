@@ -54,9 +54,11 @@ def write_summary(
         cluster_by=config.get("cluster_by"),
     )
     summary.benchmarks = benchmark_figures(
-        configured_rewards(header), header,
-        lambda: latest_results(run_dir / results_name, index), str(run_dir),
-    )  # fmt: skip
+        configured_rewards(header),
+        header,
+        lambda: latest_results(run_dir / results_name, index),
+        str(run_dir),
+    )
     if not summary.complete:
         summary.notes.insert(
             0,

@@ -46,8 +46,11 @@ def check_task_sets(
 ) -> list[str]:
     """``AgentloopError`` (one line) when the runs scored different task sets, unless
     ``across``: then the warning to show with the comparison (none when they agree)."""
-    known = [(label, task_set) for label, p in zip(labels, paths, strict=True)
-             if (task_set := run_task_set(p)) is not None]  # fmt: skip
+    known = [
+        (label, task_set)
+        for label, p in zip(labels, paths, strict=True)
+        if (task_set := run_task_set(p)) is not None
+    ]
     if len({task_set for _, task_set in known}) < 2:
         return []
     listed = ", ".join(f"{label}: {task_set}" for label, task_set in known)

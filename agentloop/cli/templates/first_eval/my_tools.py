@@ -61,7 +61,7 @@ class CurrencyConverter(BaseTool):
     name: str = "convert_currency"
     description: str = (
         "Convert an amount of money from one currency to another (USD, EUR, GBP, JPY). "
-        "Returns the amount rounded to 2 decimals with its currency, e.g. \"270 USD\"."
+        'Returns the amount rounded to 2 decimals with its currency, e.g. "270 USD".'
     )
     args_schema: type[BaseModel] = CurrencyArgs
     fee_percent: float = 0.0
