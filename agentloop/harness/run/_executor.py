@@ -23,7 +23,7 @@ from agentloop.errors import AgentloopError
 from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.run._pool import Executor, LocalPool
 from agentloop.harness.run._sample import Prepared
-from agentloop.harness.run._sources import open_judges, open_model_source, open_user_source
+from agentloop.harness.run._sources import open_sources
 
 __all__ = ["EXECUTORS", "open_executor"]
 
@@ -65,15 +65,5 @@ async def open_executor(
         return
     if name != "local":  # a config built without validation
         raise AgentloopError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
-    # MCP servers: one session each, for the whole run.
-    async with (
-        p.tools.open(),
-        open_model_source(p.config) as source,
-        open_user_source(p.config) as user,
-        open_judges(p.config) as judges,
-    ):
-        if p.config.preflight:
-            await source.preflight()
-            if user is not None:
-                await user.preflight()
+    async with open_sources(p) as (source, user, judges):  # for the whole run
         yield LocalPool(p, source, user, judges)

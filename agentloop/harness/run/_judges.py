@@ -140,7 +140,7 @@ class Judges:
     """A run's judges: each model source opened on first use (once), closed with the run.
 
     ``prices`` are the config's; ``open_source`` opens a source for the rest of the run
-    (``open_judges`` in ``agentloop.harness.run._executor``); ``recordings`` ((id, epoch) ->
+    (``open_judges`` in ``agentloop.harness.run._sources``); ``recordings`` ((id, epoch) ->
     recorded calls) make every judge answer from a recording instead (a replayed run).
     """
 

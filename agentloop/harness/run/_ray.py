@@ -31,7 +31,7 @@ from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.run._pool import Deliver
 from agentloop.harness.run._sample import Prepared, prepare, run_sample
-from agentloop.harness.run._sources import open_judges, open_model_source, open_user_source
+from agentloop.harness.run._sources import open_sources
 
 __all__ = ["RayPool", "RayWorker", "open_ray_executor"]
 
@@ -60,16 +60,7 @@ class RayWorker:
     async def _hold(self) -> None:
         # Opened and closed in this one task: MCP sessions use task-bound cancel scopes.
         p = prepare(self._config, self._config_path, os.environ)
-        async with (
-            p.tools.open(),
-            open_model_source(p.config) as source,
-            open_user_source(p.config) as user,
-            open_judges(p.config) as judges,
-        ):
-            if p.config.preflight:
-                await source.preflight()
-                if user is not None:
-                    await user.preflight()
+        async with open_sources(p) as (source, user, judges):
             self._prepared, self._source, self._user = p, source, user
             self._judges = judges
             self._ready.set()

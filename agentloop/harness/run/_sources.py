@@ -1,6 +1,7 @@
 """The model sources a run opens before its first sample: the agent's, the simulated
 user's and the rewards' judges, each with the config's response cache when it is live
-(score mode opens no model).
+(score mode opens no model); ``open_sources`` opens them with the tools' sessions, as a
+worker does (the local pool, or each Ray worker).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from agentloop.models import ModelSource
 if TYPE_CHECKING:
     from agentloop.evals import JudgeSpec
     from agentloop.harness.run._judges import Judges
+    from agentloop.harness.run._sample import Prepared
 
-__all__ = ["open_judges", "open_model_source", "open_user_source"]
+__all__ = ["open_judges", "open_model_source", "open_sources", "open_user_source"]
 
 
 class _NoModel(ModelSource):
@@ -128,3 +130,23 @@ async def open_judges(config: EvalConfig) -> AsyncIterator[Judges]:
             )
 
         yield Judges(config.prices, open_source)
+
+
+@asynccontextmanager
+async def open_sources(
+    p: Prepared,
+) -> AsyncIterator[tuple[ModelSource, ModelSource | None, Judges]]:
+    """What a worker opens for a run, for the block: the tools' sessions (MCP servers:
+    one session each), the agent's and the simulated user's model sources (each asked
+    whether its endpoint answers, with ``preflight``) and the judges."""
+    async with (
+        p.tools.open(),
+        open_model_source(p.config) as source,
+        open_user_source(p.config) as user,
+        open_judges(p.config) as judges,
+    ):
+        if p.config.preflight:
+            await source.preflight()
+            if user is not None:
+                await user.preflight()
+        yield source, user, judges

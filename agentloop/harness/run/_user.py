@@ -2,7 +2,7 @@
 row, and the engine's ``SimulatedUser`` for one (sample, epoch).
 
 The user's model is opened from its own spec (``user.model``) with its own parameters and
-options, next to the agent's (``agentloop.harness.run._executor.open_user_source``);
+options, next to the agent's (``agentloop.harness.run._sources.open_user_source``);
 ``ModelSource.for_user`` hands out the model that plays the user of a sample (replay serves
 the recorded user's side). Its tools are the environment's ``user_tools()``. The response
 cache applies to the user's model when it is a live one.
