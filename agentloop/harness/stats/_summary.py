@@ -454,14 +454,8 @@ class _Accumulator:
         keys = dict.fromkeys([*rewards, *self.scores])  # configured first, scored ones too
         units = self.units(epochs, counted)
         for key in keys:
-            skipped = self.not_applicable[key]
             # the results this reward applies to, above the line and below it alike
-            applicable = [
-                (sample, label, size - skipped[sample]) if sample is not None else unit
-                for unit in units
-                for sample, label, size in (unit,)
-                if sample is None or size > skipped[sample]
-            ]
+            applicable = _applicable(units, self.not_applicable[key])
             stats = s.rewards[key] = self.reward(key, applicable)
             self.intervals(key, stats, applicable)
             if found := self.not_applicable_results[key]:
@@ -520,6 +514,18 @@ class _Accumulator:
 _Unit = tuple[str | None, str, int]
 """A sample's place in the intervals: (its id, None for a sample with no result; its
 cluster's label; the results it counts)."""
+
+
+def _applicable(units: Sequence[_Unit], skipped: Counter[str]) -> list[_Unit]:
+    """``units`` less the results a reward does not apply to (``skipped``, by sample): a
+    sample keeps its other results, and is gone when none is left. A unit without a sample
+    (missing results) stays as it is."""
+    kept = []
+    for sample, label, size in units:
+        left = size - skipped[sample] if sample is not None else size
+        if left > 0:
+            kept.append((sample, label, left))
+    return kept
 
 
 def _most_k(units: Sequence[_Unit]) -> int:
