@@ -9,7 +9,9 @@ waited for its turn, apart from the model's (``_request_wait``), the trajectory
 record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), tool
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
 (``_content_calls``), the sync wrappers' event loop (``_sync``: ``run_sync``), and
-conversations with a simulated user (``_conversation``, its limits in ``_budget``). The
+conversations with a simulated user (``_conversation``, its limits in ``_budget``), and an
+agent of your own run on the run's model and tools (``_own_agent``, what it is handed in
+``_observer``). The
 defaults a config reads (tool timeout, stop signals) are in ``_defaults``, which imports
 nothing.
 
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
         run_agent_sync,
         split_tools,
     )
+    from agentloop.engine._observer import AgentStopped
+    from agentloop.engine._own_agent import AgentFactory, OwnAgentRun, run_own_agent
     from agentloop.engine._reply import ContentCallParser
     from agentloop.engine._request_wait import record_request_wait
     from agentloop.engine._retry import RetryPolicy
@@ -84,8 +88,11 @@ __all__ = [
     "FAILED_STATUSES",
     "FROM_CACHE",
     "USER_STOP_SIGNALS",
+    "AgentFactory",
+    "AgentStopped",
     "ContentCallParser",
     "ExecutorFactory",
+    "OwnAgentRun",
     "PendingCall",
     "RecordedToolResults",
     "RetryPolicy",
@@ -113,6 +120,7 @@ __all__ = [
     "record_request_wait",
     "run_agent",
     "run_agent_sync",
+    "run_own_agent",
     "run_sync",
     "split_tools",
     "tool_factory",

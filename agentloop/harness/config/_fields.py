@@ -36,7 +36,7 @@ from agentloop.harness.config._pricing import ModelPrice
 from agentloop.harness.config._tool_specs import parse_environment_spec, parse_tool_spec
 from agentloop.models._reasoning import REASONING_PARAM, Reasoning
 
-__all__ = ["DEFAULT_USER_INSTRUCTIONS", "EvalConfig", "RewardSpec", "UserConfig"]
+__all__ = ["DEFAULT_USER_INSTRUCTIONS", "AgentConfig", "EvalConfig", "RewardSpec", "UserConfig"]
 
 RewardSpec = str | dict[str, dict[str, Any] | None]
 
@@ -98,6 +98,35 @@ class UserConfig(BaseModel):
         return value
 
 
+class AgentConfig(BaseModel):
+    """An agent of your own instead of agentloop's loop (see
+    ``agentloop.engine._own_agent``): a factory called per (sample, epoch) with the run's
+    chat model and the row's tools."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    factory: str
+    """Import path of the factory, ``pkg.mod:name`` or ``./file.py:name`` (a file relative
+    to the config file's folder): ``factory(model, tools, **args)`` returns a LangChain
+    Runnable or LangGraph graph over ``{"messages": [...]}``, or an async callable over
+    messages."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments passed to the factory."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_path(cls, value: Any) -> Any:
+        return {"factory": value} if isinstance(value, str) else value
+
+    @field_validator("factory")
+    @classmethod
+    def _check_factory(cls, value: str) -> str:
+        module, sep, name = value.rpartition(":")
+        if not sep or not module or not name:
+            raise ValueError("expected an import path, 'package.module:name' or './file.py:name'")
+        return value
+
+
 class EvalConfig(BaseModel):
     """An evaluation: which model, which tools, which dataset, how to score and run it."""
 
@@ -136,6 +165,9 @@ class EvalConfig(BaseModel):
     user: UserConfig | None = None
     """A simulated user that converses with the agent (see ``UserConfig``); rows give its
     scenario in ``user_scenario``."""
+    agent: AgentConfig | None = None
+    """An agent of your own run instead of agentloop's loop: ``module:factory`` or
+    ``{factory: ..., args: {...}}`` (see ``AgentConfig``); unset, agentloop's loop runs."""
     dataset: str
     """Path of the JSONL dataset (relative to the config file's folder), or
     ``bfcl:<category>`` to read a BFCL category from the bfcl-eval package (``tau2:<domain>``:
@@ -290,6 +322,10 @@ class EvalConfig(BaseModel):
             raise ValueError("system_prompt: score mode scores the rows as recorded; remove it")
         if self.user is not None and self.mode == "score":
             raise ValueError("user: score mode scores the rows as recorded; remove it")
+        if self.agent is not None and self.mode == "score":
+            raise ValueError("agent: score mode scores the rows as recorded; remove it")
+        if self.agent is not None and self.user is not None:
+            raise ValueError("agent: an agent of your own does not yet work with user:")
         if self.environment is not None:
             parse_environment_spec(self.environment)
             # A stateful environment's calls depend on each other; explicit settings win.

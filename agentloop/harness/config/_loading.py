@@ -334,8 +334,8 @@ def _from_folder_import(folder: Path, value: Any) -> Any:
 
 
 def _imports_from_folder(result: dict[str, Any], base: Path) -> None:
-    """``tools``, ``environment`` and ``rewards`` with their file paths from ``base``; a
-    reward keyed by its path in ``pass_threshold`` follows its new name."""
+    """``tools``, ``environment``, ``agent`` and ``rewards`` with their file paths from
+    ``base``; a reward keyed by its path in ``pass_threshold`` follows its new name."""
     tools = result.get("tools")
     if isinstance(tools, list):
         result["tools"] = [
@@ -349,6 +349,11 @@ def _imports_from_folder(result: dict[str, Any], base: Path) -> None:
         if isinstance(env, dict) and "factory" in env:
             env = {**env, "factory": _from_folder_import(base, env["factory"])}
         result["environment"] = _from_folder_import(base, env)
+    agent = result.get("agent")
+    if isinstance(agent, dict) and "factory" in agent:
+        result["agent"] = {**agent, "factory": _from_folder_import(base, agent["factory"])}
+    elif agent is not None:
+        result["agent"] = _from_folder_import(base, agent)
     rewards, renamed = result.get("rewards"), {}
     if isinstance(rewards, list):
         moved = []

@@ -27,6 +27,7 @@ from agentloop.harness.data._row_fields import check_row_fields
 from agentloop.harness.data._row_tools import check_row_tools
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.data._selection import Selection, iter_selected, select_rows
+from agentloop.harness.run._agent import OwnAgent
 from agentloop.harness.run._environment import (
     EnvironmentFactory,
     environment_input,
@@ -66,6 +67,8 @@ class Prepared:
     """The configured environment, made afresh per (sample, epoch)."""
     user_instructions: str | None = None
     """The simulated user's instructions template, read once (a file's text)."""
+    agent: OwnAgent | None = None
+    """The configured agent of your own (``agent:``), imported once; None: the loop."""
     pricing: dict[str, Pricing] = field(default_factory=dict)
     """How each side's requests are priced (``agent``, ``user``); found at the first sample
     (it needs the open model source's endpoint)."""
@@ -161,6 +164,7 @@ def prepare(
             else None
         ),
         warnings=warnings,
+        agent=OwnAgent(config.agent) if config.agent is not None else None,
     )
 
 
@@ -241,30 +245,47 @@ async def _generate(
     if source.cache is not None:
         model.cache = source.cache  # LangChain looks replies up there
     with cache_scope(epoch) as cache_counts:
-        trajectory = await run_agent(
-            model,
-            tools,
-            with_system_prompt(opening, p.system_prompt),
-            turns=turns,
-            user=user,
-            snapshot=env.snapshot if env is not None else None,
-            max_rounds=cfg.max_rounds,
-            at_max_rounds=cfg.at_max_rounds,
-            single_turn=record["single_turn"],
-            tool_timeout=cfg.tool_timeout,
-            time_limit=cfg.time_limit,
-            token_limit=cfg.token_limit,
-            parallel_tool_calls=cfg.parallel_tool_calls,
-            tool_execution=cfg.tool_execution,
-            tool_choice=cfg.tool_choice,
-            max_tool_output_chars=cfg.max_tool_output_chars,
-            retry=source.retry_policy,
-            parse_content_tool_calls=p.parser or False,
-            tool_executor=source.tool_executor(sample.id, epoch),
-            unknown_tool=env.unknown_tool if env is not None else None,
-            after_tools=env.after_tools if env is not None else (),
-            tool_filter=env.tool_filter if env is not None else None,
-        )
+        if p.agent is not None:
+            if why := p.agent.unsupported(record["single_turn"], turns, env):
+                raise _SampleError("dataset", why)
+            run = await p.agent.run(
+                cfg,
+                model,
+                tools,
+                with_system_prompt(opening, p.system_prompt),
+                retry=source.retry_policy,
+                parser=p.parser,
+                tool_executor=source.tool_executor(sample.id, epoch),
+                unknown_tool=env.unknown_tool if env is not None else None,
+            )
+            trajectory, record["agent_notes"] = run.trajectory, run.notes
+            if run.failed == "agent":
+                record["error_kind"] = "agent"  # read by run_sample: not the model's error
+        else:
+            trajectory = await run_agent(
+                model,
+                tools,
+                with_system_prompt(opening, p.system_prompt),
+                turns=turns,
+                user=user,
+                snapshot=env.snapshot if env is not None else None,
+                max_rounds=cfg.max_rounds,
+                at_max_rounds=cfg.at_max_rounds,
+                single_turn=record["single_turn"],
+                tool_timeout=cfg.tool_timeout,
+                time_limit=cfg.time_limit,
+                token_limit=cfg.token_limit,
+                parallel_tool_calls=cfg.parallel_tool_calls,
+                tool_execution=cfg.tool_execution,
+                tool_choice=cfg.tool_choice,
+                max_tool_output_chars=cfg.max_tool_output_chars,
+                retry=source.retry_policy,
+                parse_content_tool_calls=p.parser or False,
+                tool_executor=source.tool_executor(sample.id, epoch),
+                unknown_tool=env.unknown_tool if env is not None else None,
+                after_tools=env.after_tools if env is not None else (),
+                tool_filter=env.tool_filter if env is not None else None,
+            )
     if source.cache is not None:
         record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}
     # replay with replay_tools: live reports tools whose output changed since the recording
@@ -313,7 +334,7 @@ async def run_sample(
         else:
             trajectory = await _generate(p, source, sample, epoch, record, user_source)
         if trajectory.stop_reason == "error":
-            raise _SampleError("model", trajectory.error or "model error")
+            raise _SampleError(record["error_kind"] or "model", trajectory.error or "model error")
         if trajectory.stop_reason == "user_error":
             raise _SampleError("user_model", trajectory.error or "user model error")
         environment, failed = None, {}

@@ -25,7 +25,10 @@ errored pair (``--retry-errors``) gets a new line, and the latest line of a pair
 its result (``agentloop._records.latest_results``, which every reader uses):
     ``id`` (str), ``epoch`` (int, 1-based), ``status`` ("ok" | "error"),
     ``error`` (str | null), ``error_kind`` ("model" | "user_model" (a simulated user's
-    model failed) | "dataset" (a row the config cannot run) | "crash" | "reward" | null),
+    model failed) | "agent" (the config's ``agent:`` or its factory raised) | "dataset" (a
+    row the config cannot run) | "crash" | "reward" | null), ``agent_notes`` (with
+    ``agent:`` only: where the agent's returned messages differ from the record, one line
+    each),
     ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
     only, the first reply's calls scored and none executed), ``scores`` (reward key ->
     ``{score, reason, details}``), ``passed`` (reward key -> bool, for rewards with a

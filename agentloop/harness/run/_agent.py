@@ -1,0 +1,98 @@
+"""The config's ``agent:``: an agent of your own, loaded once and run per (sample, epoch)
+with the run's model, tools and limits (``agentloop.engine.run_own_agent``)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from agentloop.engine import (
+    AgentFactory,
+    ContentCallParser,
+    ExecutorFactory,
+    OwnAgentRun,
+    RetryPolicy,
+    import_object,
+    one_line,
+    run_own_agent,
+)
+from agentloop.errors import ToolLoadError
+from agentloop.harness.config._fields import AgentConfig, EvalConfig
+
+__all__ = ["OwnAgent"]
+
+
+class OwnAgent:
+    """The configured factory, imported and checked before the first sample runs."""
+
+    def __init__(self, config: AgentConfig) -> None:
+        where = "agent.factory"
+        try:
+            factory = import_object(config.factory, "agent factory")
+        except ToolLoadError as exc:
+            raise ToolLoadError(one_line(f"{where}: {exc}")) from None
+        if not callable(factory):
+            raise ToolLoadError(
+                f"{where}: {config.factory} is a {type(factory).__name__}, not a function"
+            )
+        try:
+            inspect.signature(factory).bind(None, [], **config.args)
+        except TypeError as exc:
+            raise ToolLoadError(
+                f"{where}: {config.factory} cannot be called as factory(model, tools"
+                f"{''.join(f', {k}=...' for k in config.args)}): {exc}"
+            ) from None
+        except ValueError:  # a builtin without a signature: called as it is
+            pass
+        self.factory: AgentFactory = factory
+        self.args: dict[str, Any] = dict(config.args)
+        self.origin = config.factory
+
+    def unsupported(self, single_turn: bool, turns: Any, env: Any) -> str | None:
+        """Why this row cannot run with an agent of your own yet, or None."""
+        if single_turn:
+            return (
+                "agent: the row is scored on the model's first reply (tools by schema only); "
+                "an agent of your own does not run it"
+            )
+        if turns:
+            return "agent: an agent of your own does not yet run rows with turns"
+        if env is not None and (env.after_tools or env.tool_filter is not None):
+            return "agent: an agent of your own does not yet run the environment's defenses"
+        return None
+
+    async def run(
+        self,
+        config: EvalConfig,
+        model: BaseChatModel,
+        tools: list[Any],
+        messages: list[Any],
+        *,
+        retry: RetryPolicy | None,
+        parser: ContentCallParser | None,
+        tool_executor: ExecutorFactory | None,
+        unknown_tool: str | None,
+    ) -> OwnAgentRun:
+        """One (sample, epoch) with the config's limits."""
+        return await run_own_agent(
+            self.factory,
+            model,
+            tools,
+            messages,
+            factory_args=self.args,
+            max_rounds=config.max_rounds,
+            at_max_rounds=config.at_max_rounds,
+            tool_timeout=config.tool_timeout,
+            time_limit=config.time_limit,
+            token_limit=config.token_limit,
+            parallel_tool_calls=config.parallel_tool_calls,
+            tool_execution=config.tool_execution,
+            tool_choice=config.tool_choice,
+            max_tool_output_chars=config.max_tool_output_chars,
+            retry=retry,
+            parse_content_tool_calls=parser,
+            tool_executor=tool_executor,
+            unknown_tool=unknown_tool,
+        )
