@@ -161,6 +161,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_tau2(sub)
     _add_view(sub)
     _add_init(sub)
+    _add_serve(sub)
     return parser
 
 
@@ -335,6 +336,24 @@ def _add_tau2(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--submitter", help="submission.json's submitting_organization (default: --organization)"
     )
     write.add_argument("--email", help="submission.json's contact_info.email")
+
+
+def _add_serve(sub: argparse._SubParsersAction[_Parser]) -> None:
+    serve = sub.add_parser(
+        "serve", help="serve one row's tools over MCP to an agent that runs its own loop"
+    )
+    serve.add_argument("config", help="the YAML config (its dataset, tools and rewards)")
+    serve.add_argument("--sample-id", required=True, metavar="ID", help="the row to serve")
+    serve.add_argument("--epoch", type=_positive, default=1, help="the epoch (default: 1)")
+    serve.add_argument("--output-dir", help="where the run directory is created")
+    serve.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override any config field (dotted keys, YAML values); repeatable",
+    )
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
