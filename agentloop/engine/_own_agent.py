@@ -32,7 +32,7 @@ from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._rounds import AtMaxRounds, ToolsInput, split_tools
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._tool_executor import ExecutorFactory
-from agentloop.engine._trajectory import StopReason, Trajectory
+from agentloop.engine._trajectory import StopReason, Trajectory, TurnRecord
 from agentloop.engine._wire import message_to_openai
 
 __all__ = ["AgentFactory", "OwnAgentRun", "run_own_agent"]
@@ -133,6 +133,7 @@ async def run_own_agent(
     parse_content_tool_calls: ContentCallParser | None = None,
     tool_executor: ExecutorFactory | None = None,
     unknown_tool: str | None = None,
+    snapshot: Callable[[], Any] | None = None,
 ) -> OwnAgentRun:
     """Run the agent ``factory`` makes from ``model`` and ``tools`` on ``messages``, with the
     loop's limits, and record what it did as ``run_agent`` records its own run.
@@ -142,6 +143,8 @@ async def run_own_agent(
     request raises ``AgentStopped`` into the agent (``stop_reason="max_rounds"``); so do
     ``token_limit`` and a model error. ``time_limit`` cancels the agent. A factory or
     agent that raises ends the run with ``stop_reason="error"`` (``failed="agent"``).
+    ``snapshot`` is called when the agent is done and its value recorded as the one
+    turn's ``state``, as ``run_agent`` records it.
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
@@ -213,6 +216,9 @@ async def run_own_agent(
         error=error,
         wall_time_s=time.perf_counter() - started,
         model=describe_model(model),
+        turns=[TurnRecord(message_start=0, step_start=0, stop_reason=stop, state=snapshot())]
+        if snapshot is not None
+        else None,
     )
     return OwnAgentRun(trajectory=trajectory, failed=failed, notes=notes)
 

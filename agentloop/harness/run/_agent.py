@@ -4,6 +4,7 @@ with the run's model, tools and limits (``agentloop.engine.run_own_agent``)."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -74,6 +75,7 @@ class OwnAgent:
         parser: ContentCallParser | None,
         tool_executor: ExecutorFactory | None,
         unknown_tool: str | None,
+        snapshot: Callable[[], Any] | None,
     ) -> OwnAgentRun:
         """One (sample, epoch) with the config's limits."""
         return await run_own_agent(
@@ -95,4 +97,5 @@ class OwnAgent:
             parse_content_tool_calls=parser,
             tool_executor=tool_executor,
             unknown_tool=unknown_tool,
+            snapshot=snapshot,
         )

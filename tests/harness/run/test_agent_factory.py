@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tests.support.harness import (
     read_results,
     run_once,
     tools_file,
+    write_config,
     write_json,
 )
 
@@ -224,3 +226,37 @@ def test_the_token_limit_ends_an_agent_as_it_ends_the_loop(tmp_path: Path) -> No
     assert own.trajectory.to_openai_messages() == native.to_openai_messages()
     assert own.trajectory.usage == native.usage
     assert own.trajectory.usage.total_tokens == 10
+
+
+def test_an_agent_works_on_the_environment_of_its_own_sample(tmp_path: Path, agents: Path) -> None:
+    gold = [{"name": "transfer", "arguments": {"source": "alice", "target": "bob", "amount": 30}}]
+    rows = [
+        {
+            "id": f"b{k}",
+            "messages": [{"role": "user", "content": "Move 30 from alice to bob."}],
+            "environment": {"accounts": {"alice": 100, "bob": 20}},
+            "ground_truth": {"turns": [{"tool_calls": gold}]},
+        }
+        for k in range(2)
+    ]
+    transfer = call("c1", "transfer", {"source": "alice", "target": "bob", "amount": 30})
+    script = write_json(tmp_path / "script.json", {"*": [ask(transfer), "Done."]})
+    data = tmp_path / "bank.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fields: dict[str, Any] = {
+        "model": f"scripted:{script}",
+        "environment": "agentloop.tools.bank:make_bank",
+        "dataset": str(data),
+        "rewards": ["env_state_match", "env_response_match"],
+        "output_dir": str(tmp_path / "runs"),
+        "epochs": 2,
+    }
+    native = _lines(run_once(write_config(tmp_path / "eval.yaml", **fields)))
+    fields["agent"] = f"{agents}:react"
+    own = read_results(run_once(write_config(tmp_path / "eval.yaml", **fields)))
+    assert len(own) == 4
+    for line in own:  # each (sample, epoch) starts from its row's accounts
+        assert line["status"] == "ok", line["error"]
+        assert line["scores"] == native[line["id"]]["scores"]
+        assert {s["score"] for s in line["scores"].values()} == {1.0}
+        assert _wire(line) == _wire(native[line["id"]])
