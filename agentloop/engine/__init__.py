@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         run_agent_sync,
         split_tools,
     )
-    from agentloop.engine._observer import AgentStopped
+    from agentloop.engine._observer import AgentStopped, Observer
     from agentloop.engine._own_agent import AgentFactory, OwnAgentRun, run_own_agent
     from agentloop.engine._reply import ContentCallParser
     from agentloop.engine._request_wait import record_request_wait
@@ -92,6 +92,7 @@ __all__ = [
     "AgentStopped",
     "ContentCallParser",
     "ExecutorFactory",
+    "Observer",
     "OwnAgentRun",
     "PendingCall",
     "RecordedToolResults",

@@ -41,6 +41,10 @@ from agentloop.engine._trajectory import (
 __all__ = ["AgentStopped", "ObservedModel", "ObservedTool", "Observer"]
 
 NOT_RUN_BY_AGENT = "Error: the agent did not run this call."
+UNSEEN_REPLY = (
+    "the agent's model answered outside agentloop: replies agentloop did not see are "
+    "recorded from the agent's calls and answer, their tokens and cost unknown"
+)
 
 
 class AgentStopped(Exception):
@@ -253,6 +257,44 @@ class Observer:
             self.running.pop(call.id, None)
         self._answer(result)
         return self.answers[call.id][0].model_copy()
+
+    # -- what the agent did without agentloop's model ------------------------------------
+
+    def unseen_call(self, name: str, args: dict[str, Any]) -> str | None:
+        """The id of the reply's call the agent is running, or, when no reply asked for
+        it (the agent called its model elsewhere), of a reply made for it: a step of its
+        own, tokens unknown, under the loop's limits like any reply's calls."""
+        found = self._find(name, None, args)
+        if found is not None:
+            return found.id
+        if self.ended is not None:
+            return None
+        reply = AIMessage(
+            content="", tool_calls=[{"name": name, "args": args, "id": None, "type": "tool_call"}]
+        )
+        reply, calls = pending_calls(reply, self.ids, len(self.steps), None)
+        self._add_step(StepRecord(latency_s=0.0), reply, calls)
+        self._unseen()
+        self._limit_calls(calls)
+        return calls[0].id
+
+    def unseen_answer(self, text: str) -> None:
+        """The agent's final answer: the last reply, unless the model's last reply was
+        this text; else a step of its own (tokens unknown)."""
+        last = self.replies[-1] if self.replies else None
+        if (
+            last is not None
+            and not self.calls[-1]
+            and content_text(last.content).strip() == text.strip()
+        ):
+            return
+        self._add_step(StepRecord(latency_s=0.0), AIMessage(content=text), [])
+        self._unseen()
+
+    def _unseen(self) -> None:
+        note = UNSEEN_REPLY
+        if note not in self.notes:
+            self.notes.append(note)
 
     # -- the record ----------------------------------------------------------------------
 

@@ -3,9 +3,10 @@
 A factory receives the chat model and the tools (``_observer``: every request and every
 call goes through agentloop) and returns the agent: a LangChain ``Runnable`` or LangGraph
 graph over ``{"messages": [...]}`` (``create_react_agent``'s convention), or an async
-callable taking the messages and returning messages. The trajectory is what agentloop
-observed; the messages the agent returns are checked against it, and a difference is a
-note, not a change of the record.
+callable taking the messages and returning messages, or its final answer alone (a string:
+an agent in another process, ``agentloop.harness.run._command_agent``). The trajectory is
+what agentloop observed; the messages the agent returns are checked against it, and a
+difference is a note, not a change of the record.
 """
 
 from __future__ import annotations
@@ -188,9 +189,11 @@ async def run_own_agent(
             )
             if inspect.isawaitable(agent):
                 agent = await agent
-            returned = _returned_messages(
-                await _invoke(agent, [m.model_copy() for m in opening], recursion_limit)
-            )
+            result = await _invoke(agent, [m.model_copy() for m in opening], recursion_limit)
+            if isinstance(result, str):  # an answer alone: what it did, agentloop observed
+                observer.unseen_answer(result)
+            else:
+                returned = _returned_messages(result)
         except AgentStopped:
             pass  # the observer knows why
         except Exception as exc:

@@ -105,22 +105,42 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    factory: str
+    factory: str | None = None
     """Import path of the factory, ``pkg.mod:name`` or ``./file.py:name`` (a file relative
     to the config file's folder): ``factory(model, tools, **args)`` returns a LangChain
     Runnable or LangGraph graph over ``{"messages": [...]}``, or an async callable over
     messages."""
     args: dict[str, Any] = Field(default_factory=dict)
     """Keyword arguments passed to the factory."""
+    command: list[str] | None = None
+    """Instead of a factory, an agent in another process: the program and its arguments,
+    run without a shell per (sample, epoch) with the row's tools over MCP and the run's
+    model behind an OpenAI endpoint (see ``agentloop.harness.run._command_agent``)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables given to ``command`` (agentloop's own environment is not)."""
 
     @model_validator(mode="before")
     @classmethod
     def _from_path(cls, value: Any) -> Any:
         return {"factory": value} if isinstance(value, str) else value
 
+    @model_validator(mode="after")
+    def _one_agent(self) -> AgentConfig:
+        if (self.factory is None) == (self.command is None):
+            raise ValueError("give either factory or command")
+        if self.command is not None and (self.args or not self.command):
+            raise ValueError(
+                "command: a non-empty list (program, arguments...); args is for a factory"
+            )
+        if self.env and self.command is None:
+            raise ValueError("env is for a command")
+        return self
+
     @field_validator("factory")
     @classmethod
-    def _check_factory(cls, value: str) -> str:
+    def _check_factory(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         module, sep, name = value.rpartition(":")
         if not sep or not module or not name:
             raise ValueError("expected an import path, 'package.module:name' or './file.py:name'")

@@ -1,5 +1,6 @@
 """The config's ``agent:``: an agent of your own, loaded once and run per (sample, epoch)
-with the run's model, tools and limits (``agentloop.engine.run_own_agent``)."""
+with the run's model, tools and limits (``agentloop.engine.run_own_agent``); in another
+process with ``command`` (``_command_agent``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from agentloop.engine import (
 )
 from agentloop.errors import ToolLoadError
 from agentloop.harness.config._fields import AgentConfig, EvalConfig
+from agentloop.harness.run._command_agent import DEFAULT_TIME_LIMIT, command_factory
 
 __all__ = ["OwnAgent"]
 
@@ -29,6 +31,13 @@ class OwnAgent:
     """The configured factory, imported and checked before the first sample runs."""
 
     def __init__(self, config: AgentConfig) -> None:
+        self.command = config.command
+        if config.command is not None:  # another process: nothing to import
+            self.factory: AgentFactory = command_factory(config.command, config.env)
+            self.args: dict[str, Any] = {}
+            self.origin = " ".join(config.command)
+            return
+        assert config.factory is not None  # the config has one or the other
         where = "agent.factory"
         try:
             factory = import_object(config.factory, "agent factory")
@@ -47,8 +56,8 @@ class OwnAgent:
             ) from None
         except ValueError:  # a builtin without a signature: called as it is
             pass
-        self.factory: AgentFactory = factory
-        self.args: dict[str, Any] = dict(config.args)
+        self.factory = factory
+        self.args = dict(config.args)
         self.origin = config.factory
 
     def unsupported(self, single_turn: bool, turns: Any, env: Any) -> str | None:
@@ -87,7 +96,10 @@ class OwnAgent:
             max_rounds=config.max_rounds,
             at_max_rounds=config.at_max_rounds,
             tool_timeout=config.tool_timeout,
-            time_limit=config.time_limit,
+            # a process that hangs is killed: it always has a time limit
+            time_limit=config.time_limit
+            if self.command is None
+            else config.time_limit or DEFAULT_TIME_LIMIT,
             token_limit=config.token_limit,
             parallel_tool_calls=config.parallel_tool_calls,
             tool_execution=config.tool_execution,

@@ -1,0 +1,146 @@
+"""The config's ``agent: {command: [...]}``: an agent in another process, in any language,
+run per (sample, epoch) on the run's model and the row's tools, both served on 127.0.0.1.
+
+The command is a factory for ``agentloop.engine.run_own_agent``, so the record, the
+limits and the checks are the in-process agent's: the model endpoint
+(``_model_endpoint``) and the MCP server (``_tool_server``) answer through the same
+observer. A model reply's calls arrive over MCP and are run as that reply's calls; a call
+no reply asked for (the agent called its model elsewhere) is recorded as a reply of its
+own with tokens unknown. The command's stdout is its final answer.
+
+The process gets, besides a few variables of agentloop's own environment (``_KEPT``: not
+the provider's keys) and the config's ``env``:
+
+- ``AGENTLOOP_MCP_URL``: the row's tools, MCP over streamable HTTP;
+- ``AGENTLOOP_MODEL_BASE_URL``: the OpenAI base URL (ending in ``/v1``) of the model;
+- ``AGENTLOOP_TOKEN``: the bearer token both require, fresh per (sample, epoch);
+- ``AGENTLOOP_TASK``: ``{"messages", "tools"}`` as JSON (OpenAI chat dicts and tools);
+- ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``: the same URL and token, for OpenAI clients.
+
+A non-zero exit, a stdout that is not UTF-8, or a command that cannot start is that
+sample's error with the tail of its stderr (after a limit refused the agent, a stop at
+that limit, the stderr in the notes); the time limit kills it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream
+from langchain_core.messages import BaseMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from agentloop.engine import AgentFactory, AgentStopped, Observer, message_to_openai
+from agentloop.harness.run._model_endpoint import chat_completions_route
+from agentloop.harness.run._tool_server import serve_tools
+
+__all__ = ["DEFAULT_TIME_LIMIT", "AgentCommandError", "command_factory"]
+
+DEFAULT_TIME_LIMIT = 600.0
+"""Seconds a command may run when the config sets no ``time_limit``."""
+STDERR_TAIL = 2000
+"""Characters of stderr kept in the sample's error."""
+_KEPT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
+
+
+class AgentCommandError(RuntimeError):
+    """The command failed: the sample's error, its stderr's tail in the text."""
+
+
+async def _read_into(stream: ByteReceiveStream | None, chunks: list[bytes]) -> None:
+    if stream is not None:
+        async for chunk in stream:
+            chunks.append(chunk)
+
+
+def _tail(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip()
+    if not text:
+        return "; stderr empty"
+    return f"; stderr: {'...' if len(text) > STDERR_TAIL else ''}{text[-STDERR_TAIL:]}"
+
+
+async def _run(command: Sequence[str], env: dict[str, str], notes: list[str]) -> str:
+    """The command's stdout, once it exits 0; killed if cancelled (the time limit), its
+    stderr's tail then in ``notes``."""
+    try:
+        process = await anyio.open_process(list(command), env=env, stdin=None)
+    except OSError as exc:
+        raise AgentCommandError(f"agent.command {command[0]!r} cannot start: {exc}") from None
+    out: list[bytes] = []
+    err: list[bytes] = []
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_read_into, process.stdout, out)
+            group.start_soon(_read_into, process.stderr, err)
+        code = await process.wait()
+    finally:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+                notes.append(f"agent.command was killed at the time limit{_tail(b''.join(err))}")
+            await process.aclose()
+    if code != 0:
+        raise AgentCommandError(f"agent.command exited with code {code}{_tail(b''.join(err))}")
+    try:
+        return b"".join(out).decode("utf-8").rstrip()
+    except UnicodeDecodeError:
+        raise AgentCommandError(
+            f"agent.command wrote a stdout that is not UTF-8 text{_tail(b''.join(err))}"
+        ) from None
+
+
+def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory:
+    """A factory for ``run_own_agent`` running ``command`` (see the module doc)."""
+
+    def factory(model: Any, tools: list[Any]) -> Any:
+        observer: Observer = model.observer
+        schemas = [convert_to_openai_tool(tool) for tool in tools]
+
+        async def listed() -> list[Any]:
+            return schemas
+
+        async def call(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+            call_id = observer.unseen_call(name, args)
+            if call_id is None:
+                return "Error: the episode has ended; the call was not run.", True
+            message = await observer.run_tool(name, call_id, args)
+            return str(message.content), message.status == "error"
+
+        async def agent(messages: list[BaseMessage]) -> str:
+            failed: AgentCommandError | None = None
+            routes = [chat_completions_route(observer, tools)]
+            async with serve_tools(listed, call, routes=routes) as server:
+                task = {"messages": [message_to_openai(m) for m in messages], "tools": schemas}
+                given = {k: os.environ[k] for k in _KEPT if k in os.environ}
+                try:
+                    return await _run(
+                        command,
+                        {
+                            **given,
+                            **env,
+                            "AGENTLOOP_MCP_URL": server.url,
+                            "AGENTLOOP_MODEL_BASE_URL": f"{server.base_url}/v1",
+                            "AGENTLOOP_TOKEN": server.token,
+                            "AGENTLOOP_TASK": json.dumps(task),
+                            "OPENAI_BASE_URL": f"{server.base_url}/v1",
+                            "OPENAI_API_KEY": server.token,
+                        },
+                        observer.notes,
+                    )
+                except AgentCommandError as exc:  # raised here, not in the server's task group
+                    failed = exc
+            assert failed is not None  # the block returned otherwise
+            if observer.ended is not None:  # refused at a limit, the agent gave up: a stop
+                observer.notes.append(str(failed))
+                raise AgentStopped(observer.ended)
+            raise failed
+
+        return agent
+
+    return factory
