@@ -280,7 +280,9 @@ class Observer:
 
     def unseen_answer(self, text: str) -> None:
         """The agent's final answer: the last reply, unless the model's last reply was
-        this text; else a step of its own (tokens unknown)."""
+        this text; else a step of its own (tokens unknown). No answer adds nothing."""
+        if not text.strip():
+            return
         last = self.replies[-1] if self.replies else None
         if (
             last is not None

@@ -22,6 +22,8 @@ from tests.support.harness import (
     run_once,
     write_json,
 )
+from tests.support.openai_stub import StubResponse, StubServer, reply
+from tests.support.openai_stub import call as stub_call
 
 # The page's example agent: the openai SDK on the endpoint, the mcp SDK on the tools.
 AGENT_PY = block_with("AGENTLOOP_MODEL_BASE_URL")
@@ -224,3 +226,46 @@ def test_a_wrong_agent_field_is_a_one_line_config_error(
     assert str(raised.value).startswith(f"{config}: ")
     assert says in str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+def _adder(body: dict[str, Any]) -> StubResponse:
+    """A provider calling add(i, 1) for "What is i + 1?", then answering with the result."""
+    last = body["messages"][-1]
+    usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    if last["role"] == "tool":
+        answer = reply(last["content"])
+    else:
+        a = int(last["content"].split()[2])
+        answer = reply(tool_calls=[stub_call("add", {"a": a, "b": 1}, id=f"c{a}")])
+    answer.body["usage"] = usage
+    return answer
+
+
+def test_a_provider_model_is_priced_and_its_key_stays_in_agentloop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-key")
+    fields: dict[str, Any] = {
+        "model": "openai:m",
+        "preflight": False,
+        "prices": {"openai:m": {"input": 2.0, "output": 8.0}},
+    }
+    with StubServer(handler=_adder) as stub:
+        fields["model_options"] = {"base_url": stub.url}
+        native = _lines(run_once(add_setup(tmp_path, 2, **fields)))
+        agent = {"command": [sys.executable, _script(tmp_path, "agent.py", AGENT_PY)]}
+        asked = len(stub.requests)
+        outside = _lines(run_once(add_setup(tmp_path, 2, agent=agent, **fields)))
+        assert len(stub.requests) == 2 * asked  # the agent's requests, forwarded
+        keys = {h["authorization"] for h in stub.headers}
+    assert keys == {"Bearer sk-the-users-key"}  # agentloop's credentials, not the token
+    for key, line in outside.items():
+        assert line["status"] == "ok", line.get("error")
+        assert line["usage"] == native[key]["usage"]
+        assert line["usage"]["total_tokens"] == 240
+        assert (
+            line["cost_usd"]
+            == native[key]["cost_usd"]
+            == pytest.approx((200 * 2.0 + 40 * 8.0) / 1e6)
+        )
+        assert _wire(line) == _wire(native[key])
