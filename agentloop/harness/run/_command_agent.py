@@ -14,7 +14,8 @@ the provider's keys) and the config's ``env``:
 - ``AGENTLOOP_MCP_URL``: the row's tools, MCP over streamable HTTP;
 - ``AGENTLOOP_MODEL_BASE_URL``: the OpenAI base URL (ending in ``/v1``) of the model;
 - ``AGENTLOOP_TOKEN``: the bearer token both require, fresh per (sample, epoch);
-- ``AGENTLOOP_TASK``: ``{"messages", "tools"}`` as JSON (OpenAI chat dicts and tools);
+- ``AGENTLOOP_TASK``: ``{"messages", "tools"}`` as JSON (OpenAI chat dicts and tools),
+  also written to its stdin (the variable is left out above ``MAX_TASK_VARIABLE``);
 - ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``: the same URL and token, for OpenAI clients.
 
 A non-zero exit, a stdout that is not UTF-8, or a command that cannot start is that
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
-from anyio.abc import ByteReceiveStream
+from anyio.abc import ByteReceiveStream, ByteSendStream
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -42,6 +43,9 @@ __all__ = ["DEFAULT_TIME_LIMIT", "AgentCommandError", "command_factory"]
 
 DEFAULT_TIME_LIMIT = 600.0
 """Seconds a command may run when the config sets no ``time_limit``."""
+MAX_TASK_VARIABLE = 100_000
+"""Characters of the task's JSON above which ``AGENTLOOP_TASK`` is left out (Linux refuses
+a variable above 128 KiB); stdin carries it whatever its size."""
 STDERR_TAIL = 2000
 """Characters of stderr kept in the sample's error."""
 _KEPT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
@@ -64,17 +68,28 @@ def _tail(stderr: bytes) -> str:
     return f"; stderr: {'...' if len(text) > STDERR_TAIL else ''}{text[-STDERR_TAIL:]}"
 
 
-async def _run(command: Sequence[str], env: dict[str, str], notes: list[str]) -> str:
+async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
+    if stream is None:
+        return
+    try:
+        await stream.send(data)
+        await stream.aclose()
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        pass  # a command that does not read its stdin
+
+
+async def _run(command: Sequence[str], env: dict[str, str], stdin: bytes, notes: list[str]) -> str:
     """The command's stdout, once it exits 0; killed if cancelled (the time limit), its
     stderr's tail then in ``notes``."""
     try:
-        process = await anyio.open_process(list(command), env=env, stdin=None)
+        process = await anyio.open_process(list(command), env=env)
     except OSError as exc:
         raise AgentCommandError(f"agent.command {command[0]!r} cannot start: {exc}") from None
     out: list[bytes] = []
     err: list[bytes] = []
     try:
         async with anyio.create_task_group() as group:
+            group.start_soon(_feed, process.stdin, stdin)
             group.start_soon(_read_into, process.stdout, out)
             group.start_soon(_read_into, process.stderr, err)
         code = await process.wait()
@@ -118,6 +133,9 @@ def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory
             async with serve_tools(listed, call, routes=routes) as server:
                 task = {"messages": [message_to_openai(m) for m in messages], "tools": schemas}
                 given = {k: os.environ[k] for k in _KEPT if k in os.environ}
+                text = json.dumps(task)
+                # the task on stdin always; in the environment too when it fits there
+                shown = {"AGENTLOOP_TASK": text} if len(text) <= MAX_TASK_VARIABLE else {}
                 try:
                     return await _run(
                         command,
@@ -127,10 +145,11 @@ def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory
                             "AGENTLOOP_MCP_URL": server.url,
                             "AGENTLOOP_MODEL_BASE_URL": f"{server.base_url}/v1",
                             "AGENTLOOP_TOKEN": server.token,
-                            "AGENTLOOP_TASK": json.dumps(task),
+                            **shown,
                             "OPENAI_BASE_URL": f"{server.base_url}/v1",
                             "OPENAI_API_KEY": server.token,
                         },
+                        text.encode(),
                         observer.notes,
                     )
                 except AgentCommandError as exc:  # raised here, not in the server's task group

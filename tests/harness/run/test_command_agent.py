@@ -15,12 +15,14 @@ pytest.importorskip("openai")
 
 from tests.support.docs import block_with
 from tests.support.harness import (
+    add_row,
     add_setup,
     ask,
     call,
     read_results,
     run_once,
     write_json,
+    write_jsonl,
 )
 from tests.support.openai_stub import StubResponse, StubServer, reply
 from tests.support.openai_stub import call as stub_call
@@ -62,6 +64,8 @@ url = os.environ["AGENTLOOP_MODEL_BASE_URL"] + "/chat/completions"
 body = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
 bare = httpx.post(url, json=body)
 wrong = httpx.post(url, json=body, headers={"Authorization": "Bearer nope"})
+import json, sys
+assert json.load(sys.stdin) == json.loads(os.environ["AGENTLOOP_TASK"])
 print(bare.status_code, wrong.status_code,
       os.environ["OPENAI_API_KEY"] == os.environ["AGENTLOOP_TOKEN"],
       os.environ.get("SECRET_OF_THE_USER"))
@@ -269,3 +273,22 @@ def test_a_provider_model_is_priced_and_its_key_stays_in_agentloop(
             == pytest.approx((200 * 2.0 + 40 * 8.0) / 1e6)
         )
         assert _wire(line) == _wire(native[key])
+
+
+BIG_TASK_PY = """
+import json, os, sys
+
+task = json.load(sys.stdin)
+print("AGENTLOOP_TASK" in os.environ, len(task["messages"][-1]["content"]))
+"""
+
+
+def test_a_task_too_big_for_a_variable_comes_on_stdin(tmp_path: Path) -> None:
+    agent = {"command": [sys.executable, _script(tmp_path, "big.py", BIG_TASK_PY)]}
+    config = add_setup(tmp_path, 1, agent=agent)
+    question = "What is 0 + 1? " + "x" * 200_000  # above Linux's 128 KiB for one variable
+    write_jsonl(tmp_path / "data.jsonl", [{**add_row(0), "messages": [
+        {"role": "user", "content": question}]}])  # fmt: skip
+    (line,) = _lines(run_once(config)).values()
+    assert line["status"] == "ok", line.get("error")
+    assert line["trajectory"]["messages"][-1]["content"] == f"False {len(question)}"
