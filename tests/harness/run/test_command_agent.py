@@ -21,6 +21,7 @@ from tests.support.harness import (
     call,
     read_results,
     run_once,
+    tools_file,
     write_json,
     write_jsonl,
 )
@@ -292,3 +293,42 @@ def test_a_task_too_big_for_a_variable_comes_on_stdin(tmp_path: Path) -> None:
     (line,) = _lines(run_once(config)).values()
     assert line["status"] == "ok", line.get("error")
     assert line["trajectory"]["messages"][-1]["content"] == f"False {len(question)}"
+
+
+COUNTER_PY = """
+import asyncio, os
+
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+
+async def main():
+    headers = {"Authorization": f"Bearer {os.environ['AGENTLOOP_TOKEN']}"}
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(os.environ["AGENTLOOP_MCP_URL"], http_client=http) as (r, w, _),
+        ClientSession(r, w) as session,
+    ):
+        await session.initialize()
+        counts = []
+        for _ in range(3):
+            counts.append((await session.call_tool("counter", {})).content[0].text)
+            await asyncio.sleep(0.05)  # the other episodes' calls come in between
+        print(" ".join(counts))
+
+
+asyncio.run(main())
+"""
+
+
+def test_concurrent_episodes_each_have_their_own_tool_state(tmp_path: Path) -> None:
+    agent = {"command": [sys.executable, _script(tmp_path, "counter.py", COUNTER_PY)]}
+    tools = [f"{tools_file(tmp_path)}:Counter"]
+    config = add_setup(tmp_path, 6, agent=agent, tools=tools, concurrency=6)
+    lines = _lines(run_once(config))
+    assert len(lines) == 6
+    for line in lines.values():
+        assert line["status"] == "ok", line.get("error")
+        assert line["trajectory"]["messages"][-1]["content"] == "1 2 3"
+        assert line["tool_calls_by_status"] == {"ok": 3}
