@@ -122,6 +122,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/rewards.py
 	$(PY) bench/harness_bench.py
 	$(PY) bench/request_path.py
+	$(PY) bench/agent_endpoint.py
 	$(PY) bench/ray_bench.py
 	$(PY) bench/view_bench.py
 	$(PY) bench/startup.py
