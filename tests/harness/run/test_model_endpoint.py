@@ -121,3 +121,39 @@ def test_the_endpoint_answers_as_openai_and_refuses_what_it_must() -> None:
     assert statuses == ["ok", "round_limit"]
     assert trajectory.messages[2].content == "2"
     assert model.calls == 2
+
+
+def test_the_token_limit_refuses_at_the_endpoint() -> None:
+    seen: dict[str, Any] = {}
+
+    def factory(model: Any, tools: list[Any]) -> Any:
+        async def listed() -> list[Any]:
+            return []
+
+        async def call(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+            raise AssertionError("no tool is called over MCP here")
+
+        async def agent(messages: Any) -> str:
+            routes = [chat_completions_route(model.observer, tools)]
+            async with serve_tools(listed, call, routes=routes) as server:
+                client = openai.AsyncOpenAI(
+                    base_url=f"{server.base_url}/v1", api_key=server.token, max_retries=0
+                )
+                chat = [{"role": "user", "content": "What is 1 + 1?"}]
+                await client.chat.completions.create(model="m", messages=chat, tools=[ADD])
+                with pytest.raises(openai.PermissionDeniedError) as refused:
+                    await client.chat.completions.create(model="m", messages=chat, tools=[ADD])
+                seen["refused"] = refused.value.body["message"]
+                await client.close()
+            return ""
+
+        return agent
+
+    model = ScriptedChatModel([_asks(1), "never"])
+    run = anyio.run(lambda: run_own_agent(factory, model, [add], "What is 1 + 1?", token_limit=10))
+    assert "the run has ended (token_limit)" in seen["refused"]
+    assert run.trajectory.stop_reason == "token_limit"
+    # the reply that reached the limit has its call refused, as the loop refuses it
+    assert [c.status for s in run.trajectory.steps for c in s.tool_calls] == ["not_run"]
+    assert "token limit (10) was reached" in run.trajectory.messages[2].content
+    assert model.calls == 1
