@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     )
     from agentloop.engine._observer import AgentStopped, Observer
     from agentloop.engine._own_agent import AgentFactory, OwnAgentRun, run_own_agent
+    from agentloop.engine._own_conversation import run_own_conversation
     from agentloop.engine._reply import ContentCallParser
     from agentloop.engine._request_wait import record_request_wait
     from agentloop.engine._retry import RetryPolicy
@@ -122,6 +123,7 @@ __all__ = [
     "run_agent",
     "run_agent_sync",
     "run_own_agent",
+    "run_own_conversation",
     "run_sync",
     "split_tools",
     "tool_factory",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -92,6 +93,14 @@ def user_speaks_first(opening: Sequence[BaseMessage]) -> bool:
     return not said or isinstance(said[-1], AIMessage)
 
 
+class AgentSide(Protocol):
+    """What plays the agent: the round loop, or an agent of your own (``_own_conversation``)."""
+
+    steps: list[StepRecord]
+
+    async def run(self, binding: ToolBinding) -> tuple[StopReason, str | None]: ...
+
+
 class Conversation:
     """Alternates the agent's replies (``agent``, its round loop on the shared history) and
     the user's messages until one side stops or a limit is reached."""
@@ -99,7 +108,7 @@ class Conversation:
     def __init__(
         self,
         user: SimulatedUser,
-        agent: RoundLoop,
+        agent: AgentSide,
         *,
         budget: Budget,
         parallel: bool,

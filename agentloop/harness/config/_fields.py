@@ -344,8 +344,6 @@ class EvalConfig(BaseModel):
             raise ValueError("user: score mode scores the rows as recorded; remove it")
         if self.agent is not None and self.mode == "score":
             raise ValueError("agent: score mode scores the rows as recorded; remove it")
-        if self.agent is not None and self.user is not None:
-            raise ValueError("agent: an agent of your own does not yet work with user:")
         if self.environment is not None:
             parse_environment_spec(self.environment)
             # A stateful environment's calls depend on each other; explicit settings win.

@@ -16,9 +16,11 @@ from agentloop.engine import (
     ExecutorFactory,
     OwnAgentRun,
     RetryPolicy,
+    SimulatedUser,
     import_object,
     one_line,
     run_own_agent,
+    run_own_conversation,
 )
 from agentloop.errors import ToolLoadError
 from agentloop.harness.config._fields import AgentConfig, EvalConfig
@@ -85,13 +87,11 @@ class OwnAgent:
         tool_executor: ExecutorFactory | None,
         unknown_tool: str | None,
         snapshot: Callable[[], Any] | None,
+        user: SimulatedUser | None = None,
     ) -> OwnAgentRun:
-        """One (sample, epoch) with the config's limits."""
-        return await run_own_agent(
-            self.factory,
-            model,
-            tools,
-            messages,
+        """One (sample, epoch) with the config's limits; with ``user``, a conversation
+        (one agent call per user turn)."""
+        options: dict[str, Any] = dict(
             factory_args=self.args,
             max_rounds=config.max_rounds,
             at_max_rounds=config.at_max_rounds,
@@ -111,3 +111,6 @@ class OwnAgent:
             unknown_tool=unknown_tool,
             snapshot=snapshot,
         )
+        if user is not None:
+            return await run_own_conversation(self.factory, model, tools, messages, user, **options)
+        return await run_own_agent(self.factory, model, tools, messages, **options)

@@ -258,6 +258,7 @@ async def _generate(
                 tool_executor=source.tool_executor(sample.id, epoch),
                 unknown_tool=env.unknown_tool if env is not None else None,
                 snapshot=env.snapshot if env is not None else None,
+                user=user,
             )
             trajectory, record["agent_notes"] = run.trajectory, run.notes
             if run.failed == "agent":

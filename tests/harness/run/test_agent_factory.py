@@ -193,10 +193,6 @@ def test_a_bad_factory_is_a_one_line_error_before_the_run(
     ("extra", "message"),
     [
         ({"agent": "x"}, "eval.yaml: agent.factory: expected an import path"),
-        (
-            {"agent": "m:f", "user": {"model": "scripted:u.json"}},
-            "agent: an agent of your own does not yet work with user:",
-        ),
     ],
 )
 def test_agent_config_mistakes(tmp_path: Path, extra: dict[str, Any], message: str) -> None:
