@@ -4,12 +4,14 @@ call per user turn, recorded and scored as the native conversation is (τ²-benc
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentloop.cli import main
+from tests.support.docs import block_with
 
 ROOT = Path(__file__).resolve().parents[3]
 VERDICT = "agentloop.benchmarks:tau2_verdict"
@@ -150,6 +152,27 @@ def test_each_user_turn_is_one_agent_call_on_the_conversation_so_far(
         assert _wire(own, part) == _wire(native, part)
     assert own["scores"] == native["scores"]
     assert own["scores"][VERDICT]["score"] == 1.0
+
+
+def test_a_command_agent_runs_once_per_user_turn_and_scores_as_the_native_run(
+    tmp_path: Path, asks_first: Path, native: dict[str, dict[str, Any]]
+) -> None:
+    pytest.importorskip("mcp")
+    pytest.importorskip("openai")
+    script = tmp_path / "agent.py"  # own-agent.md's example: openai SDK and MCP client
+    script.write_text(block_with("AGENTLOOP_MODEL_BASE_URL"))
+    command = f"agent.command=[{sys.executable}, {script}]"
+    own = _run(tmp_path, "all", "--set", command)
+    for key, line in own.items():
+        assert line["status"] == "ok", (key, line.get("error"))
+        assert line["scores"] == native[key]["scores"], key
+        for part in ("messages", "user_messages"):
+            assert _wire(line, part) == _wire(native[key], part), (key, part)
+        assert line["trajectory"]["turns"] == native[key]["trajectory"]["turns"], key
+    three = _run(tmp_path, "three", "--limit", "1", "--set", command, scripts=asks_first)
+    turns = three["create_task_1"]["trajectory"]["turns"]
+    assert [t["stop_reason"] for t in turns] == ["final", "final", "user_stop"]
+    assert three["create_task_1"]["scores"][VERDICT]["score"] == 1.0
 
 
 def test_the_step_budget_ends_the_conversation_as_it_ends_the_native_one(
