@@ -23,6 +23,7 @@ from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, Field
 
 from agentloop._content import content_text
+from agentloop.engine._budget import Budget
 from agentloop.engine._dispatch import ROUND_LIMIT, TIME_LIMIT, TOKEN_LIMIT, PendingCall
 from agentloop.engine._reply import CallIds, ContentCallParser, pending_calls
 from agentloop.engine._request_wait import request_waits
@@ -70,6 +71,7 @@ class Observer:
         history: Sequence[BaseMessage],
         tool_choice: str | dict[str, Any] | None,
         parallel_tool_calls: bool,
+        budget: Budget | None = None,
     ) -> None:
         self.model = model
         self.executor = executor
@@ -97,6 +99,10 @@ class Observer:
         self.ended: StopReason | None = None
         self.error: str | None = None
         self.notes: list[str] = []
+        self.budget = budget
+        """A conversation's step and error budget, counted as the round loop counts it."""
+        self.counted: set[int] = set()
+        """Steps whose results the budget has counted."""
 
     # -- the model side ------------------------------------------------------------------
 
@@ -160,6 +166,21 @@ class Observer:
         self.steps.append(step)
         self.replies.append(reply)
         self.calls.append(calls)
+        if self.budget is not None and reply is not None:
+            self.budget.message()
+
+    def _count_results(self, index: int) -> None:
+        """Once every call of step ``index`` is answered, count the batch; past the budget
+        the run ends there (the next request is refused), as the round loop returns."""
+        calls = self.calls[index]
+        if self.budget is None or index in self.counted:
+            return
+        if not calls or any(call.id not in self.answers for call in calls):
+            return
+        self.counted.add(index)
+        self.budget.results([self.answers[call.id][1] for call in calls])
+        if (limit := self.budget.exceeded()) and self.ended in (None, "max_rounds"):
+            self.ended = limit
 
     def _limit_calls(self, calls: list[PendingCall]) -> None:
         """What the round loop does with a reply's calls: refused at the token limit or
@@ -172,6 +193,7 @@ class Observer:
             text = ROUND_LIMIT.format(max_rounds=self.max_rounds)
             self._answer(executor.refuse(calls, text, "round_limit"))
             self.ended = "max_rounds"
+            self._count_results(len(self.steps) - 1)
         else:
             self.rounds += 1
             if self.at_max_rounds == "stop" and self.rounds >= self.max_rounds:
@@ -256,6 +278,9 @@ class Observer:
         finally:
             self.running.pop(call.id, None)
         self._answer(result)
+        for index, calls in enumerate(self.calls):
+            if any(c.id == call.id for c in calls):
+                self._count_results(index)
         return self.answers[call.id][0].model_copy()
 
     # -- what the agent did without agentloop's model ------------------------------------

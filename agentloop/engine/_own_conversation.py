@@ -8,8 +8,8 @@ native conversation (``_conversation``), which plays the user's side, the stop s
 conversation), and what it observed is appended to the one record, so the trajectory has
 the native conversation's format (turns, the user's side).
 
-The step and error budget is counted after each agent call, not inside it: an agent call
-that goes past ``max_steps`` ends the conversation when it returns.
+The step and error budget is counted by the observer, step by step: past it the agent's
+next model request is refused and the conversation ends, where the round loop stops.
 """
 
 from __future__ import annotations
@@ -104,6 +104,7 @@ class _AgentTurns:
             max_rounds=self.max_rounds,
             token_limit=remaining,
             history=self.history,
+            budget=self.budget,  # counted per step: a limit stops the agent mid-call
             **self.observer_args,
         )
 
@@ -152,11 +153,6 @@ class _AgentTurns:
         self.history.extend(history[len(self.opening) :])
         self.steps.extend(observer.steps)
         self.tokens += observer.tokens
-        for step, reply in zip(observer.steps, observer.replies, strict=True):
-            if reply is not None:
-                self.budget.message()
-            if step.tool_calls:
-                self.budget.results(step.tool_calls)
         self.notes += [n for n in observer.notes if n not in self.notes]
         if returned is not None and (found := _difference(returned, history)):
             self.notes.append(found)

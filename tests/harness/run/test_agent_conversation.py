@@ -178,13 +178,19 @@ def test_a_command_agent_runs_once_per_user_turn_and_scores_as_the_native_run(
 def test_the_step_budget_ends_the_conversation_as_it_ends_the_native_one(
     tmp_path: Path, agents: Path
 ) -> None:
-    limit = ("--set", "user.max_steps=4", "--limit", "3")
-    native = _run(tmp_path, "native", *limit)
-    own = _run(tmp_path, "own", *limit, "--set", f"agent={agents}:react")
-    for key, line in own.items():
-        assert line["trajectory"]["stop_reason"] == "max_steps", key
-        assert _wire(line, "messages") == _wire(native[key], "messages"), key
-        assert line["scores"] == native[key]["scores"], key
+    # 3: the limit falls inside the agent's call (after its tool results, before its answer),
+    # 4: when the call returns.
+    for steps in (3, 4):
+        limit = ("--set", f"user.max_steps={steps}", "--limit", "3")
+        native = _run(tmp_path, f"native{steps}", *limit)
+        own = _run(tmp_path, f"own{steps}", *limit, "--set", f"agent={agents}:react")
+        for key, line in own.items():
+            assert line["trajectory"]["stop_reason"] == "max_steps", key
+            assert _wire(line, "messages") == _wire(native[key], "messages"), key
+            assert line["trajectory"]["turns"] == native[key]["trajectory"]["turns"], key
+            assert line["scores"] == native[key]["scores"], key
+        said = _wire(own["create_task_1"], "messages")
+        assert said[-1]["role"] == ("tool" if steps == 3 else "assistant")
 
 
 def test_an_agent_that_falls_over_mid_conversation_errors_its_sample_only(
