@@ -65,6 +65,22 @@ def second_call_fails(model, tools):
         return await answer(messages)
 
     return agent
+
+
+def second_call_hangs(model, tools):
+    """Answers the first user message as hand_loop does, then waits for ever."""
+    import asyncio
+
+    answer = hand_loop(model, tools)
+    calls = []
+
+    async def agent(messages):
+        calls.append(1)
+        if len(calls) > 1:
+            await asyncio.Event().wait()
+        return await answer(messages)
+
+    return agent
 '''
 
 
@@ -207,3 +223,16 @@ def test_an_agent_that_falls_over_mid_conversation_errors_its_sample_only(
     said = [m["content"] for m in trajectory["user_messages"] if m["role"] == "assistant"]
     assert said == ["Hi, please create a task called 'Important Meeting'.", "user_1."]
     assert own["create_task_1_with_env_assertions"]["status"] == "ok"  # answered in one call
+
+
+def test_the_time_limit_stops_a_conversation_in_the_agents_call(
+    tmp_path: Path, agents: Path, asks_first: Path
+) -> None:
+    extra = ("--limit", "1", "--set", "time_limit=1", "--set", f"agent={agents}:second_call_hangs")
+    line = _run(tmp_path, "runs", *extra, scripts=asks_first)["create_task_1"]
+    assert line["status"] == "ok"
+    trajectory = line["trajectory"]
+    assert trajectory["stop_reason"] == "time_limit"
+    assert [t["stop_reason"] for t in trajectory["turns"]] == ["final", "time_limit"]
+    assert [m["role"] for m in trajectory["messages"]][-2:] == ["assistant", "user"]
+    assert line["scores"][VERDICT]["score"] == 0.0  # τ²-bench: ended by neither side
