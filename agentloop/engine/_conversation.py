@@ -82,6 +82,19 @@ class SimulatedUser:
         if any(not s for s in [*self.stop_signals, *self.agent_stop_signals]):
             raise ValueError("a stop signal must not be empty")
 
+    def binding(self, tool_timeout: float | None, max_tool_output_chars: int | None) -> ToolBinding:
+        """The user's model bound to its own tools, with the agent's tool limits: whatever
+        drives the agent (agentloop's loop or an agent of your own), the user is bound so."""
+        return ToolBinding(
+            self.model,
+            self.tools,
+            tool_timeout=tool_timeout,
+            max_tool_output_chars=max_tool_output_chars,
+            tool_executor=self.tool_executor,
+            tool_choice=None,
+            parallel_tool_calls=True,
+        )
+
 
 def _signal(text: str, signals: Sequence[str]) -> str | None:
     return next((s for s in signals if s in text), None)

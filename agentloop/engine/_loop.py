@@ -213,15 +213,7 @@ async def run_agent(
     conversation = None
     if user is not None:
         assert budget is not None
-        user_binding = ToolBinding(
-            user.model,
-            user.tools,
-            tool_timeout=tool_timeout,
-            max_tool_output_chars=max_tool_output_chars,
-            tool_executor=user.tool_executor,
-            tool_choice=None,
-            parallel_tool_calls=True,
-        )
+        user_binding = user.binding(tool_timeout, max_tool_output_chars)
         conversation = Conversation(
             user,
             rounds,

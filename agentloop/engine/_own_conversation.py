@@ -220,15 +220,7 @@ async def run_own_conversation(
         max_rounds,
         token_limit,
     )
-    user_binding = ToolBinding(
-        user.model,
-        user.tools,
-        tool_timeout=tool_timeout,
-        max_tool_output_chars=max_tool_output_chars,
-        tool_executor=user.tool_executor,
-        tool_choice=None,
-        parallel_tool_calls=True,
-    )
+    user_binding = user.binding(tool_timeout, max_tool_output_chars)
     conversation = Conversation(
         user,
         agent,
