@@ -1,12 +1,7 @@
 """The config's ``agent: {command: [...]}``: an agent in another process, in any language,
-run per (sample, epoch) on the run's model and the row's tools, both served on 127.0.0.1.
-
-The command is a factory for ``agentloop.engine.run_own_agent``, so the record, the
-limits and the checks are the in-process agent's: the model endpoint
-(``_model_endpoint``) and the MCP server (``_tool_server``) answer through the same
-observer. A model reply's calls arrive over MCP and are run as that reply's calls; a call
-no reply asked for (the agent called its model elsewhere) is recorded as a reply of its
-own with tokens unknown. The command's stdout is its final answer.
+run per (sample, epoch) (per user turn with a simulated user) on the run's model and the
+row's tools, both served on 127.0.0.1 (``_external_agent``). The command's stdout is its
+final answer.
 
 The process gets, besides a few variables of agentloop's own environment (``_KEPT``: not
 the provider's keys) and the config's ``env``:
@@ -28,21 +23,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
-from langchain_core.messages import BaseMessage
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agentloop.engine import AgentFactory, AgentStopped, Observer, message_to_openai
-from agentloop.harness.run._model_endpoint import chat_completions_route
-from agentloop.harness.run._tool_server import serve_tools
+from agentloop.engine import AgentFactory
+from agentloop.harness.run._external_agent import (
+    DEFAULT_TIME_LIMIT,
+    ExternalAgentError,
+    Served,
+    external_factory,
+)
 
 __all__ = ["DEFAULT_TIME_LIMIT", "AgentCommandError", "command_factory"]
 
-DEFAULT_TIME_LIMIT = 600.0
-"""Seconds a command may run when the config sets no ``time_limit``."""
 MAX_TASK_VARIABLE = 100_000
 """Characters of the task's JSON above which ``AGENTLOOP_TASK`` is left out (Linux refuses
 a variable above 128 KiB); stdin carries it whatever its size."""
@@ -51,7 +45,7 @@ STDERR_TAIL = 2000
 _KEPT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
 
 
-class AgentCommandError(RuntimeError):
+class AgentCommandError(ExternalAgentError):
     """The command failed: the sample's error, its stderr's tail in the text."""
 
 
@@ -113,53 +107,21 @@ async def _run(command: Sequence[str], env: dict[str, str], stdin: bytes, notes:
 def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory:
     """A factory for ``run_own_agent`` running ``command`` (see the module doc)."""
 
-    def factory(model: Any, tools: list[Any]) -> Any:
-        observer: Observer = model.observer
-        schemas = [convert_to_openai_tool(tool) for tool in tools]
+    async def launch(served: Served, notes: list[str]) -> str:
+        given = {k: os.environ[k] for k in _KEPT if k in os.environ}
+        text = json.dumps(served.task)
+        # the task on stdin always; in the environment too when it fits there
+        shown = {"AGENTLOOP_TASK": text} if len(text) <= MAX_TASK_VARIABLE else {}
+        variables = {
+            **given,
+            **env,
+            "AGENTLOOP_MCP_URL": served.mcp_url,
+            "AGENTLOOP_MODEL_BASE_URL": served.model_base_url,
+            "AGENTLOOP_TOKEN": served.token,
+            **shown,
+            "OPENAI_BASE_URL": served.model_base_url,
+            "OPENAI_API_KEY": served.token,
+        }
+        return await _run(command, variables, text.encode(), notes)
 
-        async def listed() -> list[Any]:
-            return schemas
-
-        async def call(name: str, args: dict[str, Any]) -> tuple[str, bool]:
-            call_id = observer.unseen_call(name, args)
-            if call_id is None:
-                return "Error: the episode has ended; the call was not run.", True
-            message = await observer.run_tool(name, call_id, args)
-            return str(message.content), message.status == "error"
-
-        async def agent(messages: list[BaseMessage]) -> str:
-            failed: AgentCommandError | None = None
-            routes = [chat_completions_route(observer, tools)]
-            async with serve_tools(listed, call, routes=routes) as server:
-                task = {"messages": [message_to_openai(m) for m in messages], "tools": schemas}
-                given = {k: os.environ[k] for k in _KEPT if k in os.environ}
-                text = json.dumps(task)
-                # the task on stdin always; in the environment too when it fits there
-                shown = {"AGENTLOOP_TASK": text} if len(text) <= MAX_TASK_VARIABLE else {}
-                try:
-                    return await _run(
-                        command,
-                        {
-                            **given,
-                            **env,
-                            "AGENTLOOP_MCP_URL": server.url,
-                            "AGENTLOOP_MODEL_BASE_URL": f"{server.base_url}/v1",
-                            "AGENTLOOP_TOKEN": server.token,
-                            **shown,
-                            "OPENAI_BASE_URL": f"{server.base_url}/v1",
-                            "OPENAI_API_KEY": server.token,
-                        },
-                        text.encode(),
-                        observer.notes,
-                    )
-                except AgentCommandError as exc:  # raised here, not in the server's task group
-                    failed = exc
-            assert failed is not None  # the block returned otherwise
-            if observer.ended is not None:  # refused at a limit, the agent gave up: a stop
-                observer.notes.append(str(failed))
-                raise AgentStopped(observer.ended)
-            raise failed
-
-        return agent
-
-    return factory
+    return external_factory(launch)
