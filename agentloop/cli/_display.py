@@ -15,6 +15,8 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from agentloop._secrets import Scrubber
+from agentloop.cli._cost_accuracy import cost_accuracy_tables
+from agentloop.cli._reliability_tables import cause_table, reliability_table
 from agentloop.harness import Comparison, LatencyStats, RunSummary
 from agentloop.harness.stats._compare import MultiComparison, RewardDelta
 from agentloop.harness.stats._error_bars import MIN_CLUSTERS, Interval
@@ -316,6 +318,8 @@ def print_summary(
     passes = _pass_table(summary)
     if passes is not None:
         _show(out, passes)
+    if (reliable := reliability_table(summary)) is not None:
+        _show(out, reliable)
     for table in _metadata_tables(summary):
         _show(out, table)
     if summary.benchmarks:
@@ -326,6 +330,8 @@ def print_summary(
     _show(out, _run_table(summary))
     if summary.errored:
         _show(out, _error_table(summary))
+    if (causes := cause_table(summary)) is not None:
+        _show(out, causes)
     if summary.tool_exceptions:
         _show(out, _exception_table(summary))
     for warning in summary.warnings:
@@ -419,6 +425,8 @@ def print_comparison(
             out.print(
                 f"note: {d.reward}: {d.paired.note}", markup=False, highlight=False, soft_wrap=True
             )
+    for table in cost_accuracy_tables(cmp.cost_accuracy):
+        _show(out, table)
     for warning in cmp.warnings:
         out.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if cmp.only_in_a or cmp.only_in_b:
@@ -540,6 +548,8 @@ def print_comparisons(
                     escape(d.verdict or "-"),
                 )
         table.caption = f"p (Holm): adjusted with {multi.correction}; {_TEST_RULE}"
+        _show(out, table)
+    for table in cost_accuracy_tables(multi.cost_accuracy):
         _show(out, table)
     for pair in multi.pairs:
         for warning in pair.warnings:

@@ -41,6 +41,7 @@ from agentloop.harness.stats._error_bars import (
     holm,
     paired_difference,
 )
+from agentloop.harness.stats._pareto import CostAccuracy, cost_accuracy
 from agentloop.harness.stats._summary import RunSummary, summarize
 from agentloop.harness.stats._task_sets import check_task_sets
 
@@ -120,6 +121,9 @@ class Comparison(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """What makes the comparison doubtful: different datasets, rewards scored in one run
     only (those are not compared per sample)."""
+    cost_accuracy: list[CostAccuracy] = Field(default_factory=list)
+    """Per reward: each run's score and cost, the Pareto-optimal runs marked
+    (``agentloop.harness.stats._pareto``)."""
 
 
 class MultiComparison(BaseModel):
@@ -133,6 +137,8 @@ class MultiComparison(BaseModel):
     """Each pair (earlier run as A, later as B), without its summaries (see ``summaries``)."""
     correction: str
     """How the p-values were adjusted."""
+    cost_accuracy: list[CostAccuracy] = Field(default_factory=list)
+    """Per reward: each run's score and cost, the Pareto-optimal runs marked."""
 
 
 def _dataset_digest(path: str | Path) -> tuple[str, str] | None:
@@ -431,6 +437,9 @@ def compare_runs(a: str | Path, b: str | Path, *, across_task_sets: bool = False
     noted = check_task_sets([a, b], ["A", "B"], across=across_task_sets)
     comparison = _compare(_load(a, "A"), _load(b, "B"))
     comparison.warnings[:0] = noted
+    comparison.cost_accuracy = cost_accuracy(
+        ["A", "B"], [str(a), str(b)], [comparison.summary_a, comparison.summary_b]
+    )
     return comparison
 
 
@@ -471,4 +480,5 @@ def compare_many(paths: Sequence[str | Path], *, across_task_sets: bool = False)
         summaries=[run.summary for run in runs],
         pairs=pairs,
         correction=f"Holm's method over the {len(pairs)} pairs of runs, per reward",
+        cost_accuracy=cost_accuracy(labels, [str(p) for p in paths], [run.summary for run in runs]),
     )

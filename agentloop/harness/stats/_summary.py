@@ -54,6 +54,7 @@ from agentloop.harness.stats._breakdown import (
     cluster_label,
     sample_label,
 )
+from agentloop.harness.stats._causes import ErrorCauses, ErrorCauseTally
 from agentloop.harness.stats._error_bars import (
     ClusterTotals,
     Interval,
@@ -61,6 +62,7 @@ from agentloop.harness.stats._error_bars import (
     mean_interval,
 )
 from agentloop.harness.stats._estimators import pass_at_k, pass_hat_k, percentile
+from agentloop.harness.stats._reliability import RewardReliability, TaskTrials, reliability
 
 __all__ = [
     "ErrorExamples",
@@ -164,10 +166,20 @@ class RunSummary(BaseModel):
     """Errored results per kind: model, crash, reward."""
     error_examples: dict[str, ErrorExamples] = Field(default_factory=dict)
     """Per error kind: the first message and the first sample ids."""
+    error_causes: ErrorCauses = Field(default_factory=ErrorCauses)
+    """Errored results and failed tool calls by who caused them: the model, a tool, the
+    environment, the infrastructure (``agentloop.harness.stats._causes``)."""
     single_turn: int = 0
     """Results scored as single-turn tool-call evaluations (nothing executed)."""
     rewards: dict[str, RewardStats] = Field(default_factory=dict)
     """Reward key -> statistics."""
+    reliability: dict[str, RewardReliability] = Field(default_factory=dict)
+    """Reward key -> its tasks' flip rate, always and never passed shares, consistency and
+    pass^k across epochs, errors counted failed and left out
+    (``agentloop.harness.stats._reliability``); for the rewards with a pass verdict."""
+    cost_per_pass_usd: dict[str, float | None] = Field(default_factory=dict)
+    """Reward key -> ``cost_usd`` over the results that passed it; None when the cost is
+    unknown or nothing passed. For the rewards with a pass verdict."""
     tool_calls_by_status: dict[str, int] = Field(default_factory=dict)
     """Tool calls per status over all results."""
     tool_exceptions: dict[str, int] = Field(default_factory=dict)
@@ -292,6 +304,7 @@ class _Accumulator:
         self.offered = 0  # ok results offered tools to call, and not expected to refrain
         self.cost = _CostTally()
         self.judge = _JudgeTally()
+        self.causes = ErrorCauseTally()
         # reward -> sample -> its results the reward does not apply to
         self.not_applicable: dict[str, Counter[str]] = defaultdict(Counter)
         self.not_applicable_results: Counter[str] = Counter()
@@ -314,6 +327,7 @@ class _Accumulator:
         self.counters["tokens"].update(line.get("usage") or {})
         self.cost.add(line)
         self.judge.add(line)
+        self.causes.add(line)
         self.counters["cache"].update(line.get("cache") or {})
         trajectory = line.get("trajectory") or {}
         steps = trajectory.get("steps") or []
@@ -458,6 +472,11 @@ class _Accumulator:
             applicable = _applicable(units, self.not_applicable[key])
             stats = s.rewards[key] = self.reward(key, applicable)
             self.intervals(key, stats, applicable)
+            if (passes := self.passes.get(key)) is not None and applicable:
+                s.reliability[key] = reliability(
+                    _task_trials(size, passes.get(sample) if sample else None)
+                    for sample, _, size in applicable
+                )
             if found := self.not_applicable_results[key]:
                 stats.not_applicable = found
                 s.notes.append(
@@ -476,6 +495,7 @@ class _Accumulator:
         if self.counters["cache"]:
             s.cache = {k: int(self.counters["cache"].get(k, 0)) for k in ("hits", "misses")}
         s.errors_by_kind = dict(sorted(self.counters["errors"].items()))
+        s.error_causes = self.causes.result()
         s.error_examples = dict(sorted(s.error_examples.items()))
         s.stop_reasons = dict(sorted(self.counters["stop"].items()))
         s.latency = _percentiles(self.walls)
@@ -526,6 +546,12 @@ def _applicable(units: Sequence[_Unit], skipped: Counter[str]) -> list[_Unit]:
         if left > 0:
             kept.append((sample, label, left))
     return kept
+
+
+def _task_trials(size: int, tally: list[int] | None) -> TaskTrials:
+    """A sample's trials of a reward: ``size`` counted, ``tally`` its [verdicts, passed]."""
+    verdicts, passed = tally or (0, 0)
+    return TaskTrials(size, verdicts, passed)
 
 
 def _most_k(units: Sequence[_Unit]) -> int:
@@ -743,6 +769,11 @@ def summarize(
     for key in summary.tokens:
         summary.tokens[key] += int(extra.get(key, 0))
     acc.cost.settle(summary)
+    for key, found in summary.reliability.items():
+        cost = summary.cost_usd
+        summary.cost_per_pass_usd[key] = (
+            cost / found.passed if cost is not None and found.passed else None
+        )
     summary.judge = acc.judge.result()
     summary.planned = planned
     summary.complete = planned is None or summary.results >= planned
