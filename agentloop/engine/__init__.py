@@ -10,7 +10,8 @@ record (``_trajectory``) and its stored form as OpenAI messages (``_wire``), too
 loading by import path (``_tool_loading``), ``<tool_call>`` text recovery
 (``_content_calls``), the sync wrappers' event loop (``_sync``: ``run_sync``), and
 conversations with a simulated user (``_conversation``, its limits in ``_budget``), and an
-agent of your own run on the run's model and tools (``_own_agent``, what it is handed in
+agent of your own run on the run's model and tools (``_own_agent``; its calls per turn in
+``_own_calls``, with a simulated user in ``_own_conversation``, what it is handed in
 ``_observer``). The
 defaults a config reads (tool timeout, stop signals) are in ``_defaults``, which imports
 nothing.
@@ -48,8 +49,12 @@ if TYPE_CHECKING:
         split_tools,
     )
     from agentloop.engine._observer import AgentStopped, Observer
-    from agentloop.engine._own_agent import AgentFactory, OwnAgentRun, run_own_agent
-    from agentloop.engine._own_conversation import run_own_conversation
+    from agentloop.engine._own_agent import (
+        AgentFactory,
+        OwnAgentRun,
+        run_own_agent,
+        run_own_conversation,
+    )
     from agentloop.engine._reply import ContentCallParser
     from agentloop.engine._request_wait import record_request_wait
     from agentloop.engine._retry import RetryPolicy

@@ -1,117 +1,39 @@
-"""An agent of your own, run on agentloop's model and tools and recorded like the loop's run.
+"""An agent of your own, run on agentloop's model and tools and recorded like the loop's run:
+the row's turns as ``run_agent`` plays them (one agent call per turn, ``_own_calls``), or a
+conversation with a simulated user (``_own_conversation``).
 
-A factory receives the chat model and the tools (``_observer``: every request and every
-call goes through agentloop) and returns the agent: a LangChain ``Runnable`` or LangGraph
-graph over ``{"messages": [...]}`` (``create_react_agent``'s convention), or an async
-callable taking the messages and returning messages, or its final answer alone (a string:
-an agent in another process, ``agentloop.harness.run._command_agent``). The trajectory is
-what agentloop observed; the messages the agent returns are checked against it, and a
-difference is a note, not a change of the record.
+AgentDojo's ``tool_filter`` defense runs before the agent, as the loop runs it: the run's
+model is asked the filter prompt (a step of the record, the prompt and reply in the
+conversation) and the agent is made with the tools it kept. ``after_tools`` (AgentDojo's
+``repeat_user_prompt``) is not offered: it rewrites the conversation between the agent's
+own model requests, which only the loop holds.
 """
 
 from __future__ import annotations
 
-import inspect
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, convert_to_messages
-from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agentloop.engine._budget import Budget
+from agentloop.engine._conversation import SimulatedUser
 from agentloop.engine._defaults import DEFAULT_TOOL_TIMEOUT
-from agentloop.engine._dispatch import ToolDispatcher
-from agentloop.engine._loop import MessagesInput, _to_messages, describe_model
-from agentloop.engine._observer import AgentStopped, ObservedModel, ObservedTool, Observer
+from agentloop.engine._loop import MessagesInput, Turn, _to_messages, describe_model
+from agentloop.engine._own_calls import AgentCalls, AgentFactory, OwnAgentRun
+from agentloop.engine._own_conversation import converse
 from agentloop.engine._reply import ContentCallParser
 from agentloop.engine._retry import RetryPolicy
-from agentloop.engine._rounds import AtMaxRounds, ToolsInput, split_tools
+from agentloop.engine._rounds import AtMaxRounds, RoundLoop, ToolBinding, ToolsInput
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._tool_executor import ExecutorFactory
 from agentloop.engine._trajectory import StopReason, Trajectory, TurnRecord
-from agentloop.engine._wire import message_to_openai
 
-__all__ = ["AgentFactory", "OwnAgentRun", "run_own_agent"]
-
-AgentFactory = Callable[..., Any]
-"""``factory(model, tools, **args)``: the agent (a Runnable over ``{"messages": [...]}`` or
-an async callable over messages); may be async itself."""
-
-
-@dataclass
-class OwnAgentRun:
-    """What running an agent of your own gave."""
-
-    trajectory: Trajectory
-    """What agentloop observed, in the loop's record format."""
-    failed: Literal["agent", "model"] | None = None
-    """Who ended the run with an error (``trajectory.error`` says how), if anyone did."""
-    notes: list[str] = field(default_factory=list)
-    """Where the agent's own account differs from the record, one line each."""
-
-
-def _observed_tools(tools: Sequence[Any], observer: Observer) -> list[ObservedTool]:
-    proxies = []
-    for item in tools:
-        if isinstance(item, BaseTool):
-            name, description, schema = item.name, item.description, item.tool_call_schema
-        else:
-            function = convert_to_openai_tool(item)["function"]
-            name, description = function["name"], function.get("description", "")
-            schema = function.get("parameters") or {"type": "object", "properties": {}}
-        proxies.append(
-            ObservedTool(name=name, description=description, args_schema=schema, observer=observer)
-        )
-    return proxies
-
-
-async def _invoke(agent: Any, messages: list[BaseMessage], recursion_limit: int) -> Any:
-    if hasattr(agent, "ainvoke"):  # a Runnable: a LangGraph graph, a LangChain chain
-        config = {"recursion_limit": recursion_limit}
-        return await agent.ainvoke({"messages": messages}, config=config)
-    if not callable(agent):
-        raise TypeError(
-            f"the factory returned {type(agent).__name__}; expected a Runnable over "
-            "{'messages': [...]} or an async callable over messages"
-        )
-    result = agent(messages)
-    return await result if inspect.isawaitable(result) else result
-
-
-def _returned_messages(result: Any) -> list[BaseMessage]:
-    if isinstance(result, dict) and "messages" in result:
-        result = result["messages"]
-    if not isinstance(result, list | tuple):
-        raise TypeError(
-            f"the agent returned {type(result).__name__}; expected messages or "
-            "{'messages': [...]}"
-        )
-    return list(convert_to_messages(list(result)))
-
-
-def _difference(returned: list[BaseMessage], observed: list[BaseMessage]) -> str | None:
-    """Where the agent's messages part from the record (system messages the agent added
-    to its own requests aside), or None."""
-    theirs = [message_to_openai(m) for m in returned]
-    ours = [message_to_openai(m) for m in observed]
-    theirs = [m for m in theirs if m["role"] != "system" or m in ours]
-    for index, (a, b) in enumerate(zip(theirs, ours, strict=False)):
-        if a != b:
-            return (
-                f"the agent's message {index} ({a['role']}) is not the one agentloop recorded "
-                f"({b['role']}); the record is scored"
-            )
-    if len(theirs) != len(ours):
-        return (
-            f"the agent returned {len(theirs)} messages and agentloop recorded {len(ours)}; "
-            "the record is scored"
-        )
-    return None
+__all__ = ["AgentFactory", "OwnAgentRun", "run_own_agent", "run_own_conversation"]
 
 
 async def run_own_agent(
@@ -121,6 +43,8 @@ async def run_own_agent(
     messages: MessagesInput,
     *,
     factory_args: dict[str, Any] | None = None,
+    turns: Sequence[Turn] = (),
+    user: SimulatedUser | None = None,
     max_rounds: int = 5,
     at_max_rounds: AtMaxRounds = "answer",
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
@@ -134,6 +58,7 @@ async def run_own_agent(
     parse_content_tool_calls: ContentCallParser | None = None,
     tool_executor: ExecutorFactory | None = None,
     unknown_tool: str | None = None,
+    tool_filter: str | None = None,
     snapshot: Callable[[], Any] | None = None,
 ) -> OwnAgentRun:
     """Run the agent ``factory`` makes from ``model`` and ``tools`` on ``messages``, with the
@@ -144,90 +69,183 @@ async def run_own_agent(
     request raises ``AgentStopped`` into the agent (``stop_reason="max_rounds"``); so do
     ``token_limit`` and a model error. ``time_limit`` cancels the agent. A factory or
     agent that raises ends the run with ``stop_reason="error"`` (``failed="agent"``).
-    ``snapshot`` is called when the agent is done and its value recorded as the one
-    turn's ``state``, as ``run_agent`` records it.
+
+    ``turns`` continue the conversation as in ``run_agent``: the agent is called again per
+    turn with the conversation so far and the turn's messages, ``max_rounds`` rounds each;
+    a turn that adds tools has the factory called again with all the tools so far.
+    ``user`` makes it a conversation with a simulated user (one agent call per user turn).
+    ``tool_filter`` is AgentDojo's defense, run before the agent is made (module doc).
+    ``snapshot`` is called after every turn and its value recorded as the turn's ``state``.
     """
     if max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")
+    if turns and user is not None:
+        raise ValueError("turns come from the simulated user; give turns or user, not both")
+    if tool_filter is not None and user is not None:
+        raise ValueError("tool_filter asks the model first; not with user")
     started = time.perf_counter()
-    opening = _to_messages(messages)
-    runnable, bindable = split_tools(tools)
-    names = _names([b for b in bindable if isinstance(b, dict)])
-    dispatcher = ToolDispatcher(
-        runnable,
-        timeout=tool_timeout,
-        max_output_chars=max_tool_output_chars,
-        schema_only=names,
-        unknown_tool=unknown_tool,
-    )
-    observer = Observer(
+    history = _to_messages(messages)
+    sequential = tool_execution == "sequential"
+    retry = RetryPolicy() if retry is None else retry
+    # One binding per tool set: made again only when a turn adds tools (the agent too).
+    bind = functools.partial(
+        ToolBinding,
         model,
-        dispatcher if tool_executor is None else tool_executor(dispatcher),
-        dict(zip(_names(bindable), bindable, strict=True)),
-        max_rounds=max_rounds,
-        at_max_rounds=at_max_rounds,
-        token_limit=token_limit,
-        sequential=tool_execution == "sequential",
-        retry=RetryPolicy() if retry is None else retry,
-        parse_content=parse_content_tool_calls,
-        history=opening,
+        tool_timeout=tool_timeout,
+        max_tool_output_chars=max_tool_output_chars,
+        tool_executor=tool_executor,
+        unknown_tool=unknown_tool,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
     )
-    stop: StopReason = "final"
-    failed: Literal["agent", "model"] | None = None
-    error: str | None = None
-    returned: list[BaseMessage] | None = None
-    # An agent loop makes two graph steps a round: room for every round, and then some.
-    recursion_limit = 2 * max_rounds + 10
-    with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
-        try:
-            agent = factory(
-                ObservedModel(observer=observer, cache=False, disable_streaming=True),
-                _observed_tools(bindable, observer),
-                **(factory_args or {}),
-            )
-            if inspect.isawaitable(agent):
-                agent = await agent
-            result = await _invoke(agent, [m.model_copy() for m in opening], recursion_limit)
-            if isinstance(result, str):  # an answer alone: what it did, agentloop observed
-                observer.unseen_answer(result)
-            else:
-                returned = _returned_messages(result)
-        except AgentStopped:
-            pass  # the observer knows why
-        except Exception as exc:
-            if observer.ended != "error":
-                stop, failed, error = "error", "agent", f"{type(exc).__name__}: {exc}"
-    if limit.cancelled_caught:
-        observer.stop_running(time_limit or 0.0)
-        stop = "time_limit"
-    elif observer.ended is not None and failed is None:
-        stop = observer.ended
-        if stop == "error":
-            failed, error = "model", observer.error
-    if returned is not None:
-        observer.own_answers(returned)
-    history = observer.history(opening)
-    notes = list(observer.notes)
-    if returned is not None and (found := _difference(returned, history)):
-        notes.append(found)
-    trajectory = Trajectory.build(
+    calls = AgentCalls(
+        factory,
+        dict(factory_args or {}),
+        model,
         history,
-        observer.steps,
-        stop,
-        error=error,
-        wall_time_s=time.perf_counter() - started,
-        model=describe_model(model),
-        turns=[TurnRecord(message_start=0, step_start=0, stop_reason=stop, state=snapshot())]
-        if snapshot is not None
-        else None,
+        budget=Budget(user.max_steps, user.max_errors) if user is not None else None,
+        max_rounds=max_rounds,
+        token_limit=token_limit,
+        observer_args={
+            "at_max_rounds": at_max_rounds,
+            "sequential": sequential,
+            "retry": retry,
+            "parse_content": parse_content_tool_calls,
+            "tool_choice": tool_choice,
+            "parallel_tool_calls": parallel_tool_calls,
+        },
     )
-    return OwnAgentRun(trajectory=trajectory, failed=failed, notes=notes)
+    if user is not None:
+        trajectory = await converse(
+            calls,
+            user,
+            bind(list(tools)),
+            tool_timeout=tool_timeout,
+            max_tool_output_chars=max_tool_output_chars,
+            sequential=sequential,
+            parse_content=parse_content_tool_calls,
+            at_max_rounds=at_max_rounds,
+            time_limit=time_limit,
+            snapshot=snapshot,
+        )
+    else:
+        trajectory = await _play_turns(
+            calls,
+            bind,
+            list(tools),
+            turns,
+            tool_filter=tool_filter,
+            rounds=functools.partial(
+                RoundLoop,
+                history,
+                max_rounds=max_rounds,
+                single_turn=False,
+                parallel=not sequential,
+                retry=retry,
+                parse_content=parse_content_tool_calls,
+                raise_on_error=False,
+                token_limit=token_limit,
+            ),
+            at_max_rounds=at_max_rounds,
+            time_limit=time_limit,
+            snapshot=snapshot,
+        )
+    trajectory.wall_time_s = time.perf_counter() - started
+    trajectory.model = describe_model(model)
+    failed = calls.failed if trajectory.stop_reason == "error" else None
+    return OwnAgentRun(trajectory=trajectory, failed=failed, notes=calls.notes)
 
 
-def _names(bindable: Sequence[Any]) -> list[str]:
-    return [
-        convert_to_openai_tool(b)["function"]["name"] if isinstance(b, dict) else b.name
-        for b in bindable
-    ]
+async def _play_turns(
+    calls: AgentCalls,
+    bind: Callable[..., ToolBinding],
+    available: list[Any],
+    turns: Sequence[Turn],
+    *,
+    tool_filter: str | None,
+    rounds: Callable[[], RoundLoop],
+    at_max_rounds: AtMaxRounds,
+    time_limit: float | None,
+    snapshot: Callable[[], Any] | None,
+) -> Trajectory:
+    """The first turn and each later one as ``run_agent`` plays them, one agent call each."""
+    history = calls.history
+    binding = bind(available)
+    recorded = bool(turns) or snapshot is not None
+    records: list[TurnRecord] = []
+    stop: StopReason = "final"
+    error: str | None = None
+    turn_start: tuple[int, int, list[str]] = (0, 0, [])
+
+    def end_turn() -> None:
+        if recorded:
+            message_start, step_start, added = turn_start
+            state = snapshot() if snapshot is not None else None
+            record = TurnRecord(
+                message_start=message_start,
+                step_start=step_start,
+                stop_reason=stop,
+                tools_added=added,
+                state=state,
+            )
+            records.append(record)
+
+    with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
+        for index in range(len(turns) + 1):
+            message_start, added = 0, []
+            if index > 0:
+                turn = turns[index - 1]
+                message_start = len(history)
+                history.extend(_to_messages(turn.messages) if turn.messages else [])
+                if turn.tools:
+                    known = set(binding.names)
+                    available.extend(turn.tools)
+                    binding = bind(available)
+                    added = [n for n in binding.names if n not in known]
+            turn_start = (message_start, len(calls.steps), added)
+            if index == 0 and tool_filter is not None:
+                offered = bind(available, tool_choice="none")
+                kept, failed, error = await _filter_tools(calls, offered, tool_filter, rounds())
+                if failed is not None:
+                    stop = failed
+                    end_turn()
+                    break
+                available = [
+                    t for t, name in zip(available, binding.names, strict=True) if name in kept
+                ]
+                binding = bind(available)
+            stop, error = await calls.run(binding)
+            end_turn()
+            if stop in ("error", "token_limit"):
+                break
+            if stop == "max_rounds" and at_max_rounds == "stop":
+                break  # the conversation ends at the round cap: no later turn
+    if limit.cancelled_caught:
+        calls.stop_running(time_limit or 0.0)
+        stop, error = "time_limit", None
+        end_turn()
+    return Trajectory.build(history, calls.steps, stop, error=error, turns=records)
+
+
+async def _filter_tools(
+    calls: AgentCalls, binding: ToolBinding, prompt: str, rounds: RoundLoop
+) -> tuple[list[str], StopReason | None, str | None]:
+    """AgentDojo's tool filter, asked by the loop's own code on the shared history: its step
+    is the record's, its tokens count towards the run's."""
+    try:
+        return await rounds.filter_tools(binding, prompt)
+    finally:
+        calls.steps.extend(rounds.steps)
+        calls.tokens += rounds.tokens
+
+
+async def run_own_conversation(
+    factory: AgentFactory,
+    model: BaseChatModel,
+    tools: ToolsInput,
+    messages: MessagesInput,
+    user: SimulatedUser,
+    **options: Any,
+) -> OwnAgentRun:
+    """``run_own_agent(..., user=user)``: a conversation with a simulated user."""
+    return await run_own_agent(factory, model, tools, messages, user=user, **options)

@@ -103,6 +103,8 @@ class ToolBinding:
         parallel_tool_calls: bool,
     ) -> None:
         runnable, bindable = split_tools(tools)
+        self.tools = bindable
+        """What the model is bound to (an agent of your own is handed these)."""
         self.names = [_schema_name(b) if isinstance(b, dict) else b.name for b in bindable]
         dispatcher = ToolDispatcher(
             runnable,

@@ -5,7 +5,7 @@ process with ``command`` (``_command_agent``)."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -17,10 +17,10 @@ from agentloop.engine import (
     OwnAgentRun,
     RetryPolicy,
     SimulatedUser,
+    Turn,
     import_object,
     one_line,
     run_own_agent,
-    run_own_conversation,
 )
 from agentloop.errors import ToolLoadError
 from agentloop.harness.config._fields import AgentConfig, EvalConfig
@@ -62,17 +62,20 @@ class OwnAgent:
         self.args = dict(config.args)
         self.origin = config.factory
 
-    def unsupported(self, single_turn: bool, turns: Any, env: Any) -> str | None:
-        """Why this row cannot run with an agent of your own yet, or None."""
+    def unsupported(self, single_turn: bool, env: Any) -> str | None:
+        """Why this row cannot run with an agent of your own, or None."""
         if single_turn:
             return (
                 "agent: the row is scored on the model's first reply (tools by schema only); "
                 "an agent of your own does not run it"
             )
-        if turns:
-            return "agent: an agent of your own does not yet run rows with turns"
-        if env is not None and (env.after_tools or env.tool_filter is not None):
-            return "agent: an agent of your own does not yet run the environment's defenses"
+        if env is not None and env.after_tools:
+            return (
+                "agent: the environment's defense repeats the user's prompt after every tool "
+                "result (AgentDojo's repeat_user_prompt), which rewrites the conversation "
+                "between the agent's own model requests; an agent of your own holds its "
+                "conversation itself, so it cannot run it faithfully"
+            )
         return None
 
     async def run(
@@ -87,10 +90,12 @@ class OwnAgent:
         tool_executor: ExecutorFactory | None,
         unknown_tool: str | None,
         snapshot: Callable[[], Any] | None,
+        turns: Sequence[Turn] = (),
         user: SimulatedUser | None = None,
+        tool_filter: str | None = None,
     ) -> OwnAgentRun:
-        """One (sample, epoch) with the config's limits; with ``user``, a conversation
-        (one agent call per user turn)."""
+        """One (sample, epoch) with the config's limits: one agent call per turn of the
+        row (``turns``) or per user turn (``user``); ``tool_filter`` asked first."""
         options: dict[str, Any] = dict(
             factory_args=self.args,
             max_rounds=config.max_rounds,
@@ -110,7 +115,8 @@ class OwnAgent:
             tool_executor=tool_executor,
             unknown_tool=unknown_tool,
             snapshot=snapshot,
+            turns=turns,
+            user=user,
+            tool_filter=tool_filter,
         )
-        if user is not None:
-            return await run_own_conversation(self.factory, model, tools, messages, user, **options)
         return await run_own_agent(self.factory, model, tools, messages, **options)

@@ -246,7 +246,7 @@ async def _generate(
         model.cache = source.cache  # LangChain looks replies up there
     with cache_scope(epoch) as cache_counts:
         if p.agent is not None:
-            if why := p.agent.unsupported(record["single_turn"], turns, env):
+            if why := p.agent.unsupported(record["single_turn"], env):
                 raise _SampleError("dataset", why)
             run = await p.agent.run(
                 cfg,
@@ -258,7 +258,9 @@ async def _generate(
                 tool_executor=source.tool_executor(sample.id, epoch),
                 unknown_tool=env.unknown_tool if env is not None else None,
                 snapshot=env.snapshot if env is not None else None,
+                turns=turns,
                 user=user,
+                tool_filter=env.tool_filter if env is not None else None,
             )
             trajectory, record["agent_notes"] = run.trajectory, run.notes
             if run.failed == "agent":
