@@ -1,5 +1,5 @@
 """The ``agentloop`` command: run, score, summary, compare, power, demo, bfcl, agentdojo, tau2,
-view, show, init, tools, serve.
+view, show, init, tools, serve, export, import.
 
 Exit codes: 0 success; 1 the run failed: every result errored (whatever
 ``fail_on_error`` says: a run that scored nothing, e.g. a reward raising on every sample,
@@ -27,6 +27,7 @@ from rich.console import Console
 
 from agentloop._secrets import Scrubber, holds_mask
 from agentloop.cli._command_name import command_name
+from agentloop.cli._exchange import cmd_export, cmd_import
 from agentloop.cli._parser import ParserExit, UsageError, parse
 from agentloop.cli._serve import cmd_serve
 from agentloop.errors import AgentloopError
@@ -452,6 +453,8 @@ _COMMANDS = {
     "init": _cmd_init,
     "tools": _cmd_tools,
     "serve": cmd_serve,
+    "export": cmd_export,
+    "import": cmd_import,
 }
 
 

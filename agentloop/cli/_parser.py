@@ -12,6 +12,7 @@ import sys
 from typing import NoReturn
 
 from agentloop import __version__
+from agentloop.cli._inspect import add_inspect
 
 __all__ = ["ParserExit", "UsageError", "parse"]
 
@@ -162,6 +163,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_view(sub)
     _add_init(sub)
     _add_serve(sub)
+    _add_exchange(sub)
     return parser
 
 
@@ -353,6 +355,57 @@ def _add_serve(sub: argparse._SubParsersAction[_Parser]) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="override any config field (dotted keys, YAML values); repeatable",
+    )
+
+
+def _add_exchange(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """``export FORMAT ...`` and ``import FORMAT ...``: one sub-command per format, each
+    added by its own ``_add_<format>(exports, imports)``."""
+    export = sub.add_parser("export", help="write a run in another tool's format")
+    exports = export.add_subparsers(dest="export_format", required=True, parser_class=_Parser)
+    read = sub.add_parser("import", help="read another tool's runs as a run directory")
+    imports = read.add_subparsers(dest="import_format", required=True, parser_class=_Parser)
+    _add_otel(exports, imports)
+    add_inspect(exports, imports)
+
+
+def _add_otel(
+    exports: argparse._SubParsersAction[_Parser], imports: argparse._SubParsersAction[_Parser]
+) -> None:
+    write = exports.add_parser(
+        "otel", help="a finished run's traces as OTLP JSON (OpenTelemetry GenAI spans)"
+    )
+    write.add_argument("run_dir", metavar="RUN_DIR")
+    write.add_argument("output", metavar="OUT.json")
+    write.add_argument(
+        "--content",
+        action="store_true",
+        help="include messages, tool arguments and results (scrubbed of secrets)",
+    )
+    read = imports.add_parser(
+        "otel", help="OTLP JSON traces of an agent as a run directory that score re-scores"
+    )
+    read.add_argument("traces", metavar="FILE", help="OTLP JSON (one request, or one per line)")
+    read.add_argument("outdir", metavar="OUTDIR", help="the run directory to write")
+    read.add_argument(
+        "--config",
+        required=True,
+        metavar="CONFIG",
+        help="the config whose dataset and rewards score the traces",
+    )
+    read.add_argument(
+        "--sample-attribute",
+        metavar="NAME",
+        help="the span attribute naming the sample (default: agentloop.sample.id; a.b: key b "
+        "of a JSON object attribute a)",
+    )
+    read.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field of the config (dotted keys, YAML values); repeatable",
     )
 
 

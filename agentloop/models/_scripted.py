@@ -1,7 +1,8 @@
 """``scripted:<file>``: replies from a file, for examples, demos and tests.
 
 The file is JSON (or YAML): either a list of replies used for every sample, or an
-object mapping sample ids to reply lists (``"*"`` is the fallback for other ids).
+object mapping sample ids to reply lists (``"*"`` is the fallback for other ids); a key
+``ID@EPOCH`` (``s1@2``) answers that epoch of the sample only, before ``ID``.
 A reply is a string (final answer) or an OpenAI-format assistant message dict.
 The option ``latency`` (seconds) is awaited before each reply. The connection options of
 the models that talk to a server (``api_key_env``, ``base_url``, ...) are ignored, as replay
@@ -56,7 +57,8 @@ def missing_scripts(spec: str, sample_ids: Iterable[str]) -> list[str]:
     scripts = read_script(path)
     if "*" in scripts:
         return []
-    return list(dict.fromkeys(i for i in sample_ids if i not in scripts))
+    epochs = {k.rpartition("@")[0] for k in scripts if "@" in k}
+    return list(dict.fromkeys(i for i in sample_ids if i not in scripts and i not in epochs))
 
 
 class ScriptedSource(ModelSource):
@@ -88,7 +90,9 @@ class ScriptedSource(ModelSource):
         self.path = path
 
     def for_sample(self, sample_id: str, epoch: int) -> ScriptedChatModel:
-        script = self.scripts.get(sample_id, self.scripts.get("*"))
+        script = self.scripts.get(f"{sample_id}@{epoch}")
+        if script is None:
+            script = self.scripts.get(sample_id, self.scripts.get("*"))
         if script is None:
             raise ModelSpecError(f"{self.path} has no script for sample {sample_id!r} and no '*'")
         return ScriptedChatModel(script, latency=self.latency, model_name=f"scripted:{self.path}")
