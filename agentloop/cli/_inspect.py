@@ -1,0 +1,79 @@
+"""``agentloop export inspect RUN_DIR OUT.eval`` and ``agentloop import inspect LOG OUTDIR``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentloop._secrets import Scrubber
+
+__all__ = ["add_inspect", "export_inspect", "import_inspect"]
+
+
+def add_inspect(
+    exports: argparse._SubParsersAction[Any], imports: argparse._SubParsersAction[Any]
+) -> None:
+    """The ``inspect`` sub-commands of ``export`` and ``import``."""
+    write = exports.add_parser(
+        "inspect", help="a run as an Inspect eval log (its viewer, read_eval_log, samples_df)"
+    )
+    write.add_argument("run_dir", metavar="RUN_DIR")
+    write.add_argument("output", metavar="OUT.eval", help="the log to write (.eval or .json)")
+    read = imports.add_parser(
+        "inspect", help="an Inspect eval log's samples as a run directory, scored by a config"
+    )
+    read.add_argument("log", metavar="LOG", help="an Inspect log (.eval or .json)")
+    read.add_argument("outdir", metavar="OUTDIR", help="the run directory to write")
+    read.add_argument(
+        "--config",
+        required=True,
+        metavar="CONFIG",
+        help="the config whose dataset (rows matched by sample id) and rewards score the log",
+    )
+    read.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, e.g. dataset=tau2:airline (repeatable)",
+    )
+
+
+def export_inspect(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.harness.run._inspect_export import export_inspect as write_log
+
+    target, samples = write_log(args.run_dir, args.output)
+    out.print(f"wrote {target}: {samples} samples (view it with: inspect view)", markup=False)
+    return 0
+
+
+def import_inspect(args: argparse.Namespace, out: Console) -> int:
+    from agentloop.cli._command_name import command_name
+    from agentloop.harness import load_config
+    from agentloop.harness.run._inspect_import import import_inspect as read_log
+
+    config = load_config(args.config, args.sets)
+    done = read_log(args.log, args.outdir, config, args.config)
+    if done.unmatched:
+        shown = ", ".join(repr(i) for i in done.unmatched[:5])
+        more = ", ..." if len(done.unmatched) > 5 else ""
+        print(
+            Scrubber().text(
+                f"agentloop: {len(done.unmatched)} sample id(s) of the log have no row in "
+                f"{config.dataset}: {shown}{more} (errored lines, kind dataset)"
+            ),
+            file=sys.stderr,
+        )
+    run_dir = Path(done.run_dir)
+    out.print(
+        f"imported {done.samples} samples into {run_dir}, scored with the config's rewards "
+        f"(see them with: {command_name()} view {run_dir}; other rewards: "
+        f"{command_name()} score {run_dir} --rewards ...)",
+        markup=False,
+    )
+    return 1 if done.summary.failed else 0
