@@ -30,7 +30,16 @@ from agentloop.harness.rundir._files import utf8_safe
 __all__ = ["ViewOutcome", "default_report_path", "render_report", "write_report"]
 
 TEMPLATES = Path(__file__).with_name("templates")
-_SCRIPTS = ["base.js", "table.js", "sample.js", "report.js", "triage.js", "compare.js", "app.js"]
+_SCRIPTS = [
+    "base.js",
+    "table.js",
+    "sample.js",
+    "report.js",
+    "triage.js",
+    "compare.js",
+    "reliability.js",
+    "app.js",
+]
 
 
 def _environment() -> jinja2.Environment:

@@ -110,6 +110,8 @@ function buildCompare() {
   panel.append(el("p", { class: "muted" },
     `${page.changed} changed score(s); results only in A: ${comparison.only_in_a}, only in B: ${comparison.only_in_b}`));
   listView.append(panel);
+  const costs = costPanel(comparison);
+  if (costs) listView.append(costs);
   const ui = controls(rewards, ["verdict changed", "score changed", "unchanged"]);
   ui.reward.value = "";
   table = virtualTable(compareColumns(), rows.length, (i) => sampleHref(rows[i][0], rows[i][1]),

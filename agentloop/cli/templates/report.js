@@ -111,6 +111,8 @@ function summaryPanel(summary) {
     ...[["results", "results"], ["samples", "samples"], ["ok", "ok"], ["errored", "errored"]].map(([label, key]) =>
       el("div", { class: "card" }, el("div", { class: "label", text: label }), el("div", { class: "value" }, stat(key, summary[key]))))));
   if (Object.keys(summary.rewards || {}).length) panel.append(el("h3", { text: "rewards" }), rewardTable(summary));
+  const reliable = reliabilityTable(summary);
+  if (reliable) panel.append(el("h3", { text: "reliability across epochs" }), reliable);
   const errors = el("div", {}, stat("errors_by_kind", counts(summary.errors_by_kind)));
   for (const [kind, example] of Object.entries(summary.error_examples || {})) {
     errors.append(el("div", { class: "muted" }, `${kind}: `,
@@ -119,6 +121,7 @@ function summaryPanel(summary) {
   }
   panel.append(el("h3", { text: "run" }), kv([
     ["errors by kind", errors],
+    ["errors by cause", stat("error_causes", causesText(summary))],
     ["tool calls by status", stat("tool_calls_by_status", counts(summary.tool_calls_by_status))],
     ["tool exceptions", stat("tool_exceptions", counts(summary.tool_exceptions))],
     ["stop reasons", stat("stop_reasons", counts(summary.stop_reasons))],
