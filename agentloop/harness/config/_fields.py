@@ -13,8 +13,10 @@ Reading a file, ``--set`` overrides and the checks beyond one field's type live 
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -118,6 +120,16 @@ class AgentConfig(BaseModel):
     model behind an OpenAI endpoint (see ``agentloop.harness.run._command_agent``)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Environment variables given to ``command`` (agentloop's own environment is not)."""
+    url: str | None = None
+    """Instead of a factory, an agent service: each agent call POSTs the task, the MCP URL,
+    the model endpoint and the token to this URL, which answers ``{"reply": ...}`` (see
+    ``agentloop.harness.run._http_agent``). On this machine unless ``allow_remote``."""
+    headers_env: dict[str, str] = Field(default_factory=dict)
+    """Headers sent to ``url``, each naming the environment variable (or ``.env`` entry)
+    that holds its value: ``{Authorization: MY_AGENT_AUTH}``; never the value itself."""
+    allow_remote: bool = False
+    """Allow a ``url`` on another machine. The tools and the model are served on 127.0.0.1
+    only: a service elsewhere reaches them only through a tunnel of your own."""
 
     @model_validator(mode="before")
     @classmethod
@@ -126,14 +138,45 @@ class AgentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _one_agent(self) -> AgentConfig:
-        if (self.factory is None) == (self.command is None):
-            raise ValueError("give either factory or command")
+        if [self.factory, self.command, self.url].count(None) != 2:
+            raise ValueError("give one of factory, command or url")
+        if (self.headers_env or self.allow_remote) and self.url is None:
+            raise ValueError("headers_env and allow_remote are for a url")
+        if self.url is not None and self.args:
+            raise ValueError("args is for a factory")
         if self.command is not None and (self.args or not self.command):
             raise ValueError(
                 "command: a non-empty list (program, arguments...); args is for a factory"
             )
         if self.env and self.command is None:
             raise ValueError("env is for a command")
+        return self
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @model_validator(mode="after")
+    def _on_this_machine(self) -> AgentConfig:
+        host = urlsplit(self.url).hostname if self.url else None
+        if host is None or self.allow_remote or host == "localhost":
+            return self
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            raise ValueError(
+                f"url: {host} is not this machine, and the tools and model an agent is "
+                "served listen on 127.0.0.1 only; set allow_remote: true if the service "
+                "reaches them (a tunnel)"
+            )
         return self
 
     @field_validator("factory")

@@ -1,6 +1,6 @@
 """The config's ``agent:``: an agent of your own, loaded once and run per (sample, epoch)
 with the run's model, tools and limits (``agentloop.engine.run_own_agent``); in another
-process with ``command`` (``_command_agent``)."""
+process with ``command`` (``_command_agent``), or a service at ``url`` (``_http_agent``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from agentloop._secrets import mask_url
 from agentloop.engine import (
     AgentFactory,
     ContentCallParser,
@@ -24,7 +25,9 @@ from agentloop.engine import (
 )
 from agentloop.errors import ToolLoadError
 from agentloop.harness.config._fields import AgentConfig, EvalConfig
-from agentloop.harness.run._command_agent import DEFAULT_TIME_LIMIT, command_factory
+from agentloop.harness.run._command_agent import command_factory
+from agentloop.harness.run._external_agent import DEFAULT_TIME_LIMIT
+from agentloop.harness.run._http_agent import http_factory, resolve_headers
 
 __all__ = ["OwnAgent"]
 
@@ -33,11 +36,19 @@ class OwnAgent:
     """The configured factory, imported and checked before the first sample runs."""
 
     def __init__(self, config: AgentConfig) -> None:
-        self.command = config.command
+        self.external = config.factory is None  # hangs of another process are cut
+        self.args: dict[str, Any] = {}
         if config.command is not None:  # another process: nothing to import
             self.factory: AgentFactory = command_factory(config.command, config.env)
-            self.args: dict[str, Any] = {}
             self.origin = " ".join(config.command)
+            return
+        if config.url is not None:
+            try:
+                headers = resolve_headers(config.headers_env)
+            except ValueError as exc:
+                raise ToolLoadError(str(exc)) from None
+            self.factory = http_factory(config.url, headers)
+            self.origin = mask_url(config.url)
             return
         assert config.factory is not None  # the config has one or the other
         where = "agent.factory"
@@ -103,7 +114,7 @@ class OwnAgent:
             tool_timeout=config.tool_timeout,
             # a process that hangs is killed: it always has a time limit
             time_limit=config.time_limit
-            if self.command is None
+            if not self.external
             else config.time_limit or DEFAULT_TIME_LIMIT,
             token_limit=config.token_limit,
             parallel_tool_calls=config.parallel_tool_calls,

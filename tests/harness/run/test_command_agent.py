@@ -213,8 +213,8 @@ def test_the_round_cap_holds_at_the_endpoint_as_in_the_loop(tmp_path: Path) -> N
     ("agent", "says"),
     [
         ({"command": []}, "agent: command: a non-empty list"),
-        ({}, "agent: give either factory or command"),
-        ({"factory": "a:b", "command": ["x"]}, "agent: give either factory or command"),
+        ({}, "agent: give one of factory, command or url"),
+        ({"factory": "a:b", "command": ["x"]}, "agent: give one of factory, command or url"),
         ({"command": ["x"], "args": {"a": 1}}, "args is for a factory"),
         ({"factory": "a:b", "env": {"A": "b"}}, "agent: env is for a command"),
     ],

@@ -1,0 +1,254 @@
+"""An agent service over HTTP (config ``agent: {url: ...}``): the docs' example service, a
+real HTTP server on 127.0.0.1 using the MCP tools and the model endpoint it is given, scored
+as the native loop; a service that fails or hangs fails its own sample only."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+pytest.importorskip("openai")
+
+from agentloop.errors import ConfigError
+from agentloop.harness import load_config
+from tests.support.docs import block_with
+from tests.support.harness import add_setup, read_results, run_once
+
+SERVICE_PY = block_with("ThreadingHTTPServer")
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Service:
+    """The docs' service on a free port, with what it was sent; ``/flaky/MODE`` misbehaves on
+    the question about 2 + 1 only."""
+
+    def __init__(self) -> None:
+        space: dict[str, Any] = {"__name__": "service"}
+        exec(compile(SERVICE_PY, "own-agent.md", "exec"), space)
+        self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.release = threading.Event()  # ends a hanging request at teardown
+        outer = self
+
+        class Handler(space["AgentService"]):  # type: ignore[misc]
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                task = json.loads(raw)
+                outer.bodies.append(task)
+                outer.headers.append(dict(self.headers))
+                mode = self.path.removeprefix("/flaky/")
+                if self.path.startswith("/flaky/") and "2 + 1" in task["messages"][-1]["content"]:
+                    if mode == "hang":
+                        outer.release.wait(120)
+                        return
+                    status, body = {"500": (500, b"Traceback: the agent fell over"),
+                                    "garbage": (200, b"<html>not json</html>"),
+                                    "shape": (200, b'{"answer": "3"}')}[mode]  # fmt: skip
+                    self.send_response(status)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                self.rfile = _Replay(raw)
+                super().do_POST()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _Replay:
+    """The body again, for the docs' handler to read."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    def read(self, n: int) -> bytes:
+        return self.raw[:n]
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    running = Service()
+    yield running
+    running.close()
+
+
+def _lines(run_dir: Path) -> dict[str, dict[str, Any]]:
+    return {line["id"]: line for line in read_results(run_dir)}
+
+
+def _wire(line: dict[str, Any], key: str = "messages") -> list[dict[str, Any]]:
+    return [{k: v for k, v in m.items() if k != "langchain"} for m in line["trajectory"][key]]
+
+
+def test_a_service_over_the_endpoint_and_mcp_scores_as_the_native_loop(
+    tmp_path: Path, service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_AGENT_AUTH", "Bearer service-secret")
+    native = _lines(run_once(add_setup(tmp_path, 3)))
+    agent = {"url": f"{service.url}/agent", "headers_env": {"Authorization": "MY_AGENT_AUTH"}}
+    run_dir = run_once(add_setup(tmp_path, 3, agent=agent))
+    outside = _lines(run_dir)
+    assert outside.keys() == native.keys()
+    for key, line in outside.items():
+        assert line["status"] == "ok", line.get("error")
+        assert line["scores"] == native[key]["scores"]
+        assert line["scores"]["qa_f1_reward"]["score"] == 1.0
+        assert _wire(line) == _wire(native[key])
+        assert line["agent_notes"] == []
+        assert [s["usage"] for s in line["trajectory"]["steps"]] == [
+            s["usage"] for s in native[key]["trajectory"]["steps"]
+        ]
+    assert len(service.bodies) == 3
+    for body, headers in zip(service.bodies, service.headers, strict=True):
+        assert set(body) == {"messages", "tools", "mcp_url", "model_base_url", "token"}
+        assert [t["function"]["name"] for t in body["tools"]] == ["add"]
+        assert body["mcp_url"].startswith("http://127.0.0.1:")
+        assert headers["Authorization"] == "Bearer service-secret"
+    assert len({b["token"] for b in service.bodies}) == 3  # fresh per call
+    # the header's value is read from the environment, never written in the run directory
+    for path in run_dir.iterdir():
+        assert "service-secret" not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("500", "answered HTTP 500: Traceback: the agent fell over"),
+        ("garbage", 'answered <html>not json</html>; expected a JSON object {"reply": "..."}'),
+        ("shape", """answered {"answer": "3"}; expected"""),
+        ("hang", "time_limit"),
+    ],
+)
+def test_a_failing_service_fails_its_own_sample_only(
+    tmp_path: Path, service: Service, mode: str, says: str
+) -> None:
+    limit = {"time_limit": 20} if mode == "hang" else {}
+    agent = {"url": f"{service.url}/flaky/{mode}"}
+    lines = _lines(run_once(add_setup(tmp_path, 4, agent=agent, **limit)))
+    broken = {k: v for k, v in lines.items() if v["stop_reason"] != "final"}
+    assert list(broken) == ["s0002"]
+    line = broken["s0002"]
+    if mode == "hang":  # the time limit: a stop, not an error
+        assert line["status"] == "ok"
+        assert line["stop_reason"] == "time_limit"
+        assert line["scores"]["qa_f1_reward"]["score"] == 0.0
+    else:
+        assert line["status"] == "error"
+        assert line["error_kind"] == "agent"
+        assert says in line["error"]
+        assert "\n" not in line["error"]
+    for key, other in lines.items():
+        if key != "s0002":
+            assert other["scores"]["qa_f1_reward"]["score"] == 1.0
+
+
+def test_a_service_that_is_not_there_fails_each_sample_saying_so(tmp_path: Path) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    agent = {"url": f"http://127.0.0.1:{port}/agent"}
+    lines = _lines(run_once(add_setup(tmp_path, 2, agent=agent), code=1))
+    for line in lines.values():
+        assert line["status"] == "error"
+        assert line["error_kind"] == "agent"
+        assert (
+            f"agent.url http://127.0.0.1:{port}/agent could not be asked: ConnectError"
+            in (line["error"])
+        )
+
+
+def test_with_a_simulated_user_each_turn_is_one_post_with_the_conversation_so_far(
+    tmp_path: Path, service: Service
+) -> None:
+    from agentloop.cli import main
+
+    scripts = ROOT / "configs/scripts"
+    agent = json.loads((scripts / "tau2_mock.json").read_text())
+    user = json.loads((scripts / "tau2_mock_user.json").read_text())
+    agent["create_task_1"].insert(0, "For which user?")
+    user["create_task_1"][0:1] = ["Hi, please create a task called 'Important Meeting'.", "user_1."]
+    (tmp_path / "agent.json").write_text(json.dumps(agent))
+    (tmp_path / "user.json").write_text(json.dumps(user))
+
+    def run(name: str, *extra: str) -> dict[str, Any]:
+        out = tmp_path / name
+        code = main([
+            "run", str(ROOT / "configs/tau2/mock.yaml"),
+            "--model", f"scripted:{tmp_path / 'agent.json'}",
+            "--set", f"user.model=scripted:{tmp_path / 'user.json'}",
+            "--set", "epochs=1", "--limit", "1", "--no-preflight", "--output-dir", str(out),
+            *extra,
+        ])  # fmt: skip
+        assert code == 0
+        (run_dir,) = out.iterdir()
+        (line,) = read_results(run_dir)
+        return line
+
+    native = run("native")
+    own = run("own", "--set", f"agent.url={service.url}/agent")
+    assert own["status"] == "ok", own.get("error")
+    turns = own["trajectory"]["turns"]
+    assert [t["stop_reason"] for t in turns] == ["final", "final", "user_stop"]
+    assert turns == native["trajectory"]["turns"]
+    for part in ("messages", "user_messages"):
+        assert _wire(own, part) == _wire(native, part)
+    assert own["scores"] == native["scores"]
+    # one POST per user turn the agent answers (the third ends the conversation), each
+    # with the conversation so far
+    sizes = [len(b["messages"]) for b in service.bodies]
+    assert len(sizes) == 2 and sizes[0] < sizes[1]
+    assert service.bodies[1]["messages"][-1] == {"role": "user", "content": "user_1."}
+
+
+@pytest.mark.parametrize(
+    ("agent", "says"),
+    [
+        ({"url": "http://10.1.2.3:8000/agent"}, "agent: url: 10.1.2.3 is not this machine"),
+        ({"url": "ftp://127.0.0.1/x"}, "is not an http(s) URL"),
+        ({"url": "http://127.0.0.1:1/", "env": {"A": "b"}}, "env is for a command"),
+        ({"command": ["x"], "headers_env": {"A": "B"}}, "headers_env and allow_remote are for"),
+        ({"url": "http://127.0.0.1:1/", "command": ["x"]}, "give one of factory, command or url"),
+    ],
+)
+def test_a_wrong_url_field_is_a_one_line_config_error(
+    tmp_path: Path, agent: dict[str, Any], says: str
+) -> None:
+    config = add_setup(tmp_path, 1, agent=agent)
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    assert str(raised.value).startswith(f"{config}: ")
+    assert says in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_remote_service_loads_when_allowed_and_a_missing_header_variable_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentloop.cli import main
+
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    remote = {"url": "https://agents.example.com/next", "allow_remote": True}
+    assert load_config(add_setup(tmp_path, 1, agent=remote)).agent is not None
+    agent = {"url": "http://localhost:1/", "headers_env": {"X-Api-Key": "NOT_SET_ANYWHERE"}}
+    config = add_setup(tmp_path, 1, agent=agent)
+    assert main(["run", str(config), "--no-preflight"]) != 0
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
