@@ -50,11 +50,13 @@ from bfcl_cases import (  # noqa: E402
     prepared,
     score_agentloop,
 )
-from bfcl_perturb import CATEGORIES  # noqa: E402
+from bfcl_literals import LANGUAGE_CATEGORIES  # noqa: E402
+from bfcl_perturb import CATEGORIES as PYTHON_CATEGORIES  # noqa: E402
 from bfcl_speed import speed  # noqa: E402
 
 from agentloop.benchmarks.bfcl._data import bfcl_rows  # noqa: E402
 
+CATEGORIES = PYTHON_CATEGORIES[:1] + LANGUAGE_CATEGORIES + PYTHON_CATEGORIES[1:]
 KNOWN = {
     "greedy_pairing": "BFCL pairs parallel calls greedily and rejects this order, yet passes "
     "another order of the same calls; agentloop pairs by maximum matching",

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agentloop.evals import bfcl_verdict
+from bfcl_literals import LANGUAGE_CATEGORIES
+from bfcl_literals import cases_for_entry as language_cases
 from bfcl_perturb import RELEVANCE_CATEGORIES, cases_for_entry
 from bfcl_run_path import single_turn_trajectory
 
@@ -50,7 +52,8 @@ def make_cases(category: str, data: Path, limit: int | None) -> list[dict[str, A
             a["id"]: a["ground_truth"]
             for a in read_jsonl(data / "possible_answer" / f"BFCL_v4_{category}.json")
         }
-    return [case for e in entries for case in cases_for_entry(e, answers.get(e["id"]), category)]
+    cases = language_cases if category in LANGUAGE_CATEGORIES else cases_for_entry
+    return [case for e in entries for case in cases(e, answers.get(e["id"]), category)]
 
 
 def bfcl_verdicts(cases_file: Path, mode: str) -> dict[str, dict[str, Any]]:
@@ -63,7 +66,9 @@ def bfcl_verdicts(cases_file: Path, mode: str) -> dict[str, dict[str, Any]]:
     )
     if proc.returncode != 0:
         raise SystemExit(f"BFCL worker failed on {cases_file}:\n{proc.stderr[-3000:]}")
-    verdicts = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    # BFCL's JavaScript converter prints a line when it cannot parse a dict
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    verdicts = [json.loads(line) for line in lines]
     return {v["case_id"]: v for v in verdicts}
 
 

@@ -8,7 +8,8 @@ stdin, and writes one JSONL verdict per case: ``{"case_id", "valid", "error_type
 What it runs is BFCL's evaluation of one entry, unmodified: the entries and possible
 answers come from BFCL's loaders (``load_dataset_entry``, ``load_ground_truth_entry``);
 an AST category goes through ``is_function_calling_format_output`` and then
-``ast_checker(function, output, ground_truth, Language.PYTHON, category, model)``, as
+``ast_checker(function, output, ground_truth, language, category, model)`` (the language
+by category, as ``eval_runner.ast_file_runner`` picks it), as
 ``eval_runner._evaluate_single_ast_entry`` does after decoding; irrelevance/relevance
 use ``is_empty_output``, as ``_evaluate_single_relevance_entry`` does. The decoding step
 is skipped (the cases are already decoded), except for cases with ``raw`` argument text,
@@ -46,11 +47,22 @@ from bfcl_eval.model_handler.api_inference.openai_completion import OpenAIComple
 from bfcl_eval.utils import (
     is_empty_output,
     is_function_calling_format_output,
+    is_java,
+    is_js,
     load_dataset_entry,
     load_ground_truth_entry,
 )
 
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gorilla-openfunctions-v2"}
+
+
+def language(category: str) -> Language:
+    """The checker's language for a category, as ``eval_runner.ast_file_runner`` picks it."""
+    if is_java(category):
+        return Language.JAVA
+    return Language.JAVASCRIPT if is_js(category) else Language.PYTHON
+
+
 # BFCL's decoder for OpenAI function-calling replies; decode_ast reads is_fc_model only.
 _FC_HANDLER = object.__new__(OpenAICompletionsHandler)
 _FC_HANDLER.is_fc_model = True
@@ -109,7 +121,7 @@ def verdict(
             "error": [],
         }
     result = ast_checker(
-        entry["function"], output, answer["ground_truth"], Language.PYTHON, category, model
+        entry["function"], output, answer["ground_truth"], language(category), category, model
     )
     return {
         "valid": bool(result["valid"]),
@@ -127,8 +139,9 @@ def passes_reordered(
         return False
     for order in itertools.permutations(output):
         checked = ast_checker(
-            entry["function"], list(order), answer["ground_truth"], Language.PYTHON, category, model
-        )
+            entry["function"], list(order), answer["ground_truth"], language(category), category,
+            model,
+        )  # fmt: skip
         if checked["valid"]:
             return True
     return False

@@ -6,8 +6,9 @@ values and checked with BFCL's rules (``_bfcl_check``). Categories, as
 BFCL's runner: ``*irrelevance*`` passes iff no call was made, ``live_relevance`` iff
 one was; ``*parallel*`` needs as many calls as expected, paired without order;
 ``*multiple*`` checks the one call against the expected function; the others need
-exactly one call. Known difference: BFCL pairs parallel calls greedily and can reject
-a correct reordering; here pairing is maximum bipartite matching.
+exactly one call. ``*java*`` and ``*javascript*`` arguments are strings read by BFCL's own
+converters (``_bfcl_languages``). Known difference: BFCL pairs parallel calls greedily and
+can reject a correct reordering; here pairing is maximum bipartite matching.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._bfcl_check import Failure, Unsupported, bfcl_answer, check_call
+from ._bfcl_languages import BfclLanguage, bfcl_language
 from ._calls import Call, collect_calls
 from ._pairing import pair
 from ._result_models import BfclDetails, RewardResult
@@ -23,7 +25,7 @@ from ._result_models import BfclDetails, RewardResult
 __all__ = ["bfcl_answer", "bfcl_verdict"]
 
 BfclResult = RewardResult[BfclDetails]
-_UNSUPPORTED = ("java", "javascript", "multi_turn", "memory", "web_search", "format_sensitivity")
+_UNSUPPORTED = ("multi_turn", "memory", "web_search", "format_sensitivity")
 
 
 def _expected(ground_truth: Any) -> list[Call]:
@@ -71,7 +73,7 @@ def _kind(category: Any) -> tuple[int, bool, bool]:
     return relevance, "multiple" in category, "parallel" in category
 
 
-def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
+def _check(gen: Call, exp: Call, doc: Any, language: BfclLanguage | None) -> Failure | None:
     """One generated call against one expected call and its doc (``_doc``)."""
     if gen.name != exp.name:
         return "simple_function_checker:wrong_func_name", (
@@ -79,7 +81,7 @@ def _check(gen: Call, exp: Call, doc: Any) -> Failure | None:
         )
     if doc is None:
         return "bfcl:no_function_doc", f"no function doc for {exp.name!r}"
-    return check_call(doc, gen.args, exp.args)
+    return check_call(doc, gen.args, exp.args, language)
 
 
 def _result(
@@ -158,6 +160,7 @@ def _ast_verdict(
 ) -> BfclResult:
     """The verdict of an AST category (not a relevance one)."""
     exp = _expected(ground_truth)
+    language = bfcl_language(category)
     want = len(exp) if parallel or multiple else 1
     if len(gen) != want or not exp:
         reason = f"{category}: wrong count: expected {want} call(s), got {len(gen)}"
@@ -169,18 +172,21 @@ def _ast_verdict(
         error = f"{checker}:wrong_count"
         return _result(0.0, reason, category, error, len(gen), len(exp))
     if not parallel:
-        failure = _check(gen[0], exp[0], _doc(docs, exp[0].name, not multiple))
+        failure = _check(gen[0], exp[0], _doc(docs, exp[0].name, not multiple), language)
         if failure is None:
             return _result(1.0, f"{category}: the call passes", category, "", 1, len(exp))
         reason = f"{category}: call 0 ({gen[0].name!r}): {failure[1]}"
         return _result(0.0, reason, category, failure[0], len(gen), len(exp))
     exp_docs = [_doc(docs, e.name, False) for e in exp]  # once per expected call, as BFCL
-    fit = [[j for j, doc in enumerate(exp_docs) if _check(g, exp[j], doc) is None] for g in gen]
+    fit = [
+        [j for j, doc in enumerate(exp_docs) if _check(g, exp[j], doc, language) is None]
+        for g in gen
+    ]
     partner = pair(fit, len(exp), strict=False)  # expected -> generated
     if len(partner) == len(exp):
         reason = f"{category}: all {len(exp)} calls pass, paired without order"
         return _result(1.0, reason, category, "", len(gen), len(exp))
-    return _parallel_failure(category, gen, exp, exp_docs, partner)
+    return _parallel_failure(category, gen, exp, exp_docs, partner, language)
 
 
 def _parallel_failure(
@@ -189,13 +195,14 @@ def _parallel_failure(
     exp: list[Call],
     exp_docs: list[Any],
     partner: dict[int, int],
+    language: BfclLanguage | None,
 ) -> BfclResult:
     """Name an expected call nothing could pair with, and why its best candidate failed."""
     j = next(j for j in range(len(exp)) if j not in partner)
     free = [i for i in range(len(gen)) if i not in partner.values()]
     same = [i for i in free if gen[i].name == exp[j].name] or free
     i = same[0]
-    failure = _check(gen[i], exp[j], exp_docs[j]) or ("", "pairing conflict")
+    failure = _check(gen[i], exp[j], exp_docs[j], language) or ("", "pairing conflict")
     reason = (
         f"{category}: expected call {j} ({exp[j].name!r}) matches no generated call; "
         f"against call {i} ({gen[i].name!r}): {failure[1]}"

@@ -1,4 +1,5 @@
-"""BFCL's AST rules for one call (Python), reimplemented from its ``ast_checker``.
+"""BFCL's AST rules for one call, reimplemented from its ``ast_checker`` (Java and
+JavaScript arguments first go through BFCL's own converters: ``_bfcl_languages``).
 
 Each argument is checked against its parameter's acceptable values in BFCL's form (a
 list, ``""`` among them meaning "may be left out"; a dict answer maps each key to such a
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._bfcl_languages import BfclLanguage, read_argument
 from ._matchers import _SCALARS, matcher_key
 from ._matchers import bfcl_normalize as _norm
 
@@ -215,9 +217,15 @@ def _not_among(param: str, value: Any, options: list[Any]) -> str:
 _NONE = object()
 
 
-def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -> Failure | None:
+def check_call(
+    doc: Mapping[str, Any],
+    args: Any,
+    expected: Mapping[str, Any],
+    language: BfclLanguage | None = None,
+) -> Failure | None:
     """BFCL's simple_function_checker after the name check: ``doc`` is the function's
-    BFCL doc, ``expected`` the expected call's arguments (agentloop's ground truth form).
+    BFCL doc, ``expected`` the expected call's arguments (agentloop's ground truth form),
+    ``language`` Java's or JavaScript's (``bfcl_language``), None for Python.
     Raises ``Unsupported`` on a matcher BFCL has no rule for.
 
     >>> doc = {"name": "f", "parameters": {"type": "dict", "required": ["x"], "properties": {
@@ -241,8 +249,17 @@ def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -
         spec = expected.get(param, _NONE)
         if spec is _NONE or param not in properties:
             return "simple_function_checker:unexpected_param", f"unexpected parameter {param!r}"
-        desc, kind, nested = _rule(properties[param])
-        failure = _check_value(param, value, answer_options(spec), desc, kind, nested)
+        if language is None:
+            desc, kind, nested = _rule(properties[param])
+        else:
+            refused, value, desc, kind, nested = read_argument(
+                language, param, value, properties[param]
+            )
+            if refused is not None:
+                return refused
+        failure = _check_value(
+            param, value, answer_options(spec), desc, kind, nested, language is None
+        )
         if failure is not None:
             return failure
     if len(expected) > len(args):  # every argument is among the expected ones by now
@@ -255,13 +272,19 @@ def check_call(doc: Mapping[str, Any], args: Any, expected: Mapping[str, Any]) -
 
 
 def _check_value(
-    param: str, value: Any, options: list[Any], desc: str, expected: type | None, nested: Any
+    param: str,
+    value: Any,
+    options: list[Any],
+    desc: str,
+    expected: type | None,
+    nested: Any,
+    python: bool = True,
 ) -> Failure | None:
     """One argument's type and value, as BFCL's checker reads them."""
     if expected is None:  # BFCL's checker has no rule for it (it raises)
         return "type_error:unknown", f"type of {param!r}: unknown BFCL type {desc!r}"
     kind = type(value)
-    if kind is int and desc == "float":  # Python's int -> float promotion
+    if python and kind is int and desc == "float":  # Python's int -> float promotion
         value, kind = float(value), float
     elif kind is tuple and desc == "tuple":
         value, kind = list(value), list

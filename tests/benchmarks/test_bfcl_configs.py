@@ -35,7 +35,11 @@ def test_the_config_reads_its_category(path: Path) -> None:
     assert config.dataset == f"bfcl:{path.stem}"
     assert config.model == "openai:gpt-4o-mini" and config.tool_choice == "auto"
     assert config.tools == []  # schema-only tools: single turn
-    assert config.rewards == ["bfcl_verdict", {"tool_call_match": {"order": "unordered"}}]
+    if path.stem in ("simple_java", "simple_javascript"):
+        # the model writes strings; the ground truth holds the values BFCL converts them to
+        assert config.rewards == ["bfcl_verdict"]
+    else:
+        assert config.rewards == ["bfcl_verdict", {"tool_call_match": {"order": "unordered"}}]
 
 
 @needs_verdict

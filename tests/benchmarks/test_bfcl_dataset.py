@@ -50,7 +50,9 @@ def test_an_unknown_category_is_one_line_listing_the_known_ones() -> None:
         scan_dataset("bfcl:simple")
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("unknown BFCL category 'simple'; known: simple_python, multiple")
+    assert message.startswith(
+        "unknown BFCL category 'simple'; known: simple_python, simple_java, simple_javascript,"
+    )
     assert "live_relevance" in message
 
 
@@ -153,6 +155,8 @@ def test_a_shuffled_selection_of_a_category(tmp_path: Path) -> None:
 # The real data, when the package is installed (counts pinned to bfcl-eval 2026.3.23).
 _COUNTS = {
     "simple_python": 400,
+    "simple_java": 100,
+    "simple_javascript": 50,
     "multiple": 200,
     "parallel": 200,
     "parallel_multiple": 200,

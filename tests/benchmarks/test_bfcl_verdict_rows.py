@@ -53,7 +53,11 @@ def answers(category: str) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-@pytest.mark.parametrize("category", [c for c in BFCL_CATEGORIES if c not in NO_CALL_CATEGORIES])
+# Java and JavaScript answers are the values BFCL converts strings to (test_bfcl_languages.py)
+AST = [c for c in BFCL_CATEGORIES if c not in NO_CALL_CATEGORIES and "java" not in c]
+
+
+@pytest.mark.parametrize("category", AST)
 def test_bfcls_first_answer_passes_and_a_wrong_value_fails(category: str) -> None:
     expected = answers(category)
     for row in bfcl_rows(category):

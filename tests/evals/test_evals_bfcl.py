@@ -188,7 +188,7 @@ def test_unsupported_inputs_are_said() -> None:
     with pytest.raises(ValueError, match="no category"):
         bfcl_verdict([], None, {})
     with pytest.raises(ValueError, match="not supported"):
-        bfcl_verdict([], None, {"bfcl_category": "simple_java"})
+        bfcl_verdict([], None, {"bfcl_category": "memory_kv"})
     truth = {"tool_calls": [call(base={"$regex": "1.*"})]}
     r = bfcl_verdict([call(base=10)], truth, META)
     assert (r.score, r.details.error_type) == (0.0, "bfcl:ground_truth")

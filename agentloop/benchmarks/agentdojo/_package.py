@@ -4,7 +4,7 @@ and attacks named.
 AgentDojo is imported only when a row, an environment or a reward needs it (importing it
 imports its model clients: about three seconds); a missing package is one line naming the
 extra. ``make test`` installs it without its dependencies into ``<prefix>/agentdojo``
-(``agentloop.benchmarks._packages``), found there as well.
+(``agentloop._packages``), found there as well.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agentloop.benchmarks._packages import data_package
+from agentloop._packages import data_package
 from agentloop.errors import DatasetError
 
 if TYPE_CHECKING:

@@ -5,7 +5,12 @@ The tool schemas are what BFCL itself sends an OpenAI function-calling model
 ``add_language_specific_hint_to_function_doc``): names with ``.`` become ``_`` (OpenAI
 names allow ``[a-zA-Z0-9_-]`` only), BFCL types become JSON-schema types, a ``float``
 gets ``format: float`` and a sentence in its description, and each description ends
-with BFCL's Python hint. The metadata keeps BFCL's own types, as its checker reads them.
+with BFCL's Python hint. Java and JavaScript functions (``simple_java``,
+``simple_javascript``) first go through BFCL's
+``_func_doc_language_specific_pre_processing``: their hint, and every parameter a string
+whose description names the original type (and, for an array, its items' type; for a
+JavaScript dict, its properties' schema). The metadata keeps BFCL's own types, as its
+checker reads them.
 
 Expected calls use the matcher forms of ``evals``: a parameter's acceptable values
 become ``{"$any": [...]}``; ``""`` among them (BFCL's mark for "may be omitted") makes
@@ -18,12 +23,14 @@ dict of a list-of-dict parameter) hold acceptable values per key in turn: they b
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "PYTHON_HINT",
+    "bfcl_language",
     "bfcl_row",
     "checker_functions",
     "expected_calls",
@@ -62,6 +69,12 @@ _OPENAPI_TYPES = {
 }
 
 PYTHON_HINT = " Note that the provided function is in Python 3 syntax."
+_HINTS = {
+    "python": PYTHON_HINT,
+    "java": " Note that the provided function is in Java 8 SDK syntax.",
+    "javascript": " Note that the provided function is in JavaScript syntax.",
+}
+_LABELS = {"java": "Java", "javascript": "JavaScript"}
 _FLOAT_NOTE = " This is a float type value."
 
 
@@ -98,15 +111,54 @@ def _cast_properties(properties: dict[str, Any]) -> None:
                 _cast_properties(items["properties"])
 
 
-def openai_tools(functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """BFCL function docs as the OpenAI tool schemas BFCL sends (Python categories)."""
+def bfcl_language(category: str) -> str:
+    """A category's language as BFCL tells it (``is_js``, ``is_java``)."""
+    if "javascript" in category:
+        return "javascript"
+    return "java" if "java" in category else "python"
+
+
+def _as_strings(properties: dict[str, Any], language: str) -> None:
+    """BFCL's Java/JavaScript parameter rewrite, in place: each becomes a string, its
+    description saying what it stands for."""
+    label = _LABELS[language]
+    arrays = ("ArrayList", "Array") if language == "java" else ("array",)
+    for schema in properties.values():
+        kind = schema.get("type")
+        description = schema.get("description", "")
+        if kind == "any":
+            description += (
+                f" This parameter can be of any type of {label} object in string representation."
+            )
+        else:
+            description += f" This is {label} {kind} type parameter in string representation."
+        if kind in arrays:
+            description += (
+                f" The list elements are of type {(schema.get('items') or {}).get('type')};"
+                " they are not in string representation."
+            )
+            schema.pop("items", None)
+        if language == "javascript" and kind == "dict" and "properties" in schema:
+            description += (
+                " The dictionary entries have the following schema; they are not in string"
+                f" representation. {json.dumps(schema.pop('properties'))}"
+            )
+        schema["description"] = description
+        schema["type"] = "string"
+
+
+def openai_tools(functions: list[dict[str, Any]], language: str = "python") -> list[dict[str, Any]]:
+    """BFCL function docs as the OpenAI tool schemas BFCL sends for a category in
+    ``language`` (``bfcl_language``)."""
     tools = []
     for function in copy.deepcopy(functions):
-        function["description"] = function.get("description", "") + PYTHON_HINT
+        function["description"] = function.get("description", "") + _HINTS[language]
         function["name"] = openai_name(function["name"])
         parameters = function.setdefault("parameters", {})
         parameters["type"] = "object"
         parameters["properties"] = parameters.get("properties") or {}
+        if language != "python":
+            _as_strings(parameters["properties"], language)
         _cast_properties(parameters["properties"])
         tools.append({"type": "function", "function": function})
     return tools
@@ -138,7 +190,12 @@ def _dict_pattern(value: Any) -> Any:
     """One acceptable dict: acceptable values per key (BFCL's ``dict_checker``)."""
     if not isinstance(value, dict):
         return value
-    return {key: _alternatives(values, _literal) for key, values in value.items()}
+    # BFCL's dict_checker iterates a member's answers: a bare string is its characters
+    # (simple_java_64: {"format": "epoch_millis"} accepts only one-character values)
+    return {
+        key: _alternatives(list(values) if isinstance(values, str) else values, _literal)
+        for key, values in value.items()
+    }
 
 
 def _dict_list_pattern(value: Any) -> Any:
@@ -149,7 +206,7 @@ def _dict_list_pattern(value: Any) -> Any:
 def _converter(schema: dict[str, Any]) -> Callable[[Any], Any]:
     # BFCL picks its dict checkers by the declared type, not by the answer's shape.
     kind = schema.get("type")
-    if kind == "dict":
+    if kind in ("dict", "HashMap"):  # HashMap: Java's, read into a dict by BFCL's converter
         return _dict_pattern
     items = schema.get("items")
     if kind in ("array", "tuple") and isinstance(items, dict) and items.get("type") == "dict":
@@ -184,7 +241,7 @@ def bfcl_row(
     return {
         "id": entry["id"],
         "messages": entry["question"][0],
-        "tools": openai_tools(functions),
+        "tools": openai_tools(functions, bfcl_language(category)),
         "ground_truth": {"tool_calls": expected_calls(answers or [], functions)},
         "metadata": {"bfcl_category": category, "bfcl_functions": checker_functions(functions)},
     }

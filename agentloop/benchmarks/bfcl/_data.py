@@ -41,6 +41,8 @@ BFCL_PREFIX = "bfcl:"
 
 BFCL_CATEGORIES = (
     "simple_python",
+    "simple_java",
+    "simple_javascript",
     "multiple",
     "parallel",
     "parallel_multiple",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentloop.benchmarks._packages import data_package
+from agentloop._packages import data_package
 from agentloop.errors import DatasetError
 
 __all__ = ["BFCL_DATA_ENV", "BFCL_INSTALL", "BFCL_TARGET", "bfcl_data_dir", "bfcl_package"]
@@ -35,5 +35,5 @@ def bfcl_data_dir(data_dir: str | Path | None = None) -> Path:
 
 def bfcl_package() -> Path | None:
     """The folder of the installed ``bfcl_eval`` package, or None
-    (``agentloop.benchmarks._packages``)."""
+    (``agentloop._packages``)."""
     return data_package("bfcl_eval", BFCL_TARGET)

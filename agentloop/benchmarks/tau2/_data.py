@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentloop.benchmarks._packages import data_package
+from agentloop._packages import data_package
 from agentloop.errors import DatasetError
 
 __all__ = [
