@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -243,6 +244,21 @@ def _results(summary: Mapping[str, Any], samples: int, completed: int) -> Any:
     return EvalResults(total_samples=samples, completed_samples=completed, scores=scores)
 
 
+def _span(lines: list[dict[str, Any]], created: str) -> tuple[str, str]:
+    """When the run's samples started and finished (ISO 8601), from their lines."""
+    starts, ends = [], []
+    for line in lines:
+        try:
+            start = datetime.fromisoformat(str(line.get("started_at")))
+        except ValueError:
+            continue
+        starts.append(start)
+        ends.append(start + timedelta(seconds=float(line.get("wall_time_s") or 0.0)))
+    if not starts:
+        return created, created
+    return min(starts).isoformat(), max(ends).isoformat()
+
+
 def inspect_log(run_dir: str | Path) -> EvalLog:
     """The run in ``run_dir`` as an Inspect ``EvalLog`` (see the module)."""
     require_inspect()
@@ -282,14 +298,15 @@ def inspect_log(run_dir: str | Path) -> EvalLog:
         metadata={AGENTLOOP_KEY: {"run": folder.name, "config": config}},
     )
     failed = sum(s.error is not None for s in samples)
+    started, completed = _span(lines, str(header.get("created_at") or ""))
     return EvalLog(
         status="success" if not failed or failed < len(samples) else "error",
         eval=spec,
         plan=EvalPlan(name="agentloop"),
         results=_results(summary, len(samples), len(samples) - failed),
         stats=EvalStats(
-            started_at=str(header.get("created_at") or ""),
-            completed_at=str(summary.get("finished_at") or ""),
+            started_at=started,
+            completed_at=completed,
             model_usage=usage,
         ),
         samples=samples,
