@@ -5,6 +5,8 @@ brute-force reference that enumerates trials, pairs and k-subsets itself."""
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +183,34 @@ def test_figures_equal_a_brute_force_reference(run: tuple[dict[str, list[str]], 
     # the counted-failed convention is the headline's: the same pass^k as the summary's
     assert found.errors_counted_failed.pass_hat_k == summary.rewards[R].pass_hat_k
     assert found.passed == sum(o == PASS for t in outcomes.values() for o in t)
+
+
+def test_errors_left_out_is_tau2_benchs_pass_hat_k(tmp_path: Path) -> None:
+    """On a τ²-bench run with errored trials, the left-out convention's pass^k equals the
+    τ²-bench figures agentloop already reports (``benchmarks.tau2``), and the counted one
+    agentloop's own there."""
+    from agentloop.benchmarks.tau2._data import tau2_rows
+    from agentloop.benchmarks.tau2._summary import VERDICT, summarize_tau2
+
+    tasks = [row["id"] for row in tau2_rows("mock")]
+    trials = {tasks[0]: [1.0, 1.0, 1.0, None], tasks[1]: [1.0, None, 0.0, 1.0]}
+    lines = []
+    for task in tasks:
+        for epoch, score in enumerate(trials.get(task, [0.0, 1.0, 0.0, 0.0]), start=1):
+            line: dict[str, Any] = {"id": task, "epoch": epoch, "status": "ok"}
+            line["metadata"] = {"domain": "mock", "task_id": task, "task_set": "1.0.1"}
+            if score is None:
+                line.update(status="error", error="APIConnectionError: down", error_kind="model")
+            else:
+                line.update(scores={VERDICT: {"score": score}}, passed={VERDICT: score == 1.0})
+            lines.append(line)
+    run = tmp_path / "run"
+    run.mkdir()
+    header = {"config": {"epochs": 4}, "dataset": {"path": "tau2:mock", "task_set": "1.0.1"}}
+    (run / "run.json").write_text(json.dumps(header))
+    (run / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    [domain] = summarize_tau2([run]).domains
+    found = summarize(lines, epochs=4, planned=len(lines), rewards=[VERDICT]).reliability[VERDICT]
+    assert found.errors_left_out.pass_hat_k == pytest.approx(domain.tau2_pass_hat_k)
+    assert sorted(found.errors_left_out.pass_hat_k) == [1, 2, 3]
+    assert found.errors_counted_failed.pass_hat_k == pytest.approx(domain.pass_hat_k)
