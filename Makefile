@@ -130,6 +130,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/tau2_agreement.py
 	$(PY) bench/tau2_results_roundtrip.py
 	$(PY) bench/agentdojo_agreement.py
+	$(PY) bench/bfcl_multi_turn_doors.py
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
 # dependency of agentloop. bfcl-eval without its dependencies (they pull torch), then what
