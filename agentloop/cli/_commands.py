@@ -64,6 +64,7 @@ def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "sample_ids": args.sample_ids,
         "shuffle": args.shuffle,
         "seed": args.seed,
+        "otel": args.otel,
     }
     return {k: v for k, v in flags.items() if v is not None}
 

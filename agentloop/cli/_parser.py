@@ -98,6 +98,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run only this sample id (a glob like 'weather-*' allowed); repeatable",
     )
     run.add_argument(
+        "--otel",
+        action="store_const",
+        const=True,
+        help="send each result's OpenTelemetry spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_* "
+        "variables; contents too: --set otel=content)",
+    )
+    run.add_argument(
         "--shuffle",
         action="store_true",
         default=None,

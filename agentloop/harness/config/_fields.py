@@ -306,6 +306,10 @@ class EvalConfig(BaseModel):
     fsync: bool = False
     """fsync results.jsonl after each line (survives power loss, not only a kill;
     costs a disk sync per sample). Lines are always flushed."""
+    otel: bool | Literal["content"] = False
+    """Send each (sample, epoch)'s OpenTelemetry GenAI spans over OTLP/HTTP as its result is
+    written (the ``otel`` extra; ``OTEL_EXPORTER_OTLP_*`` variables); ``content`` adds the
+    messages, tool arguments and results (scrubbed of secrets)."""
     cache: bool | str = False
     """Reuse model replies: true (``~/.cache/agentloop``, or ``$XDG_CACHE_HOME``) or a
     directory. A reply is reused for the same model, endpoint, messages, tools,
@@ -338,6 +342,13 @@ class EvalConfig(BaseModel):
     (``agentloop.harness.config._loading``)."""
     _notes: list[str] = PrivateAttr(default_factory=list)
     """What loading did that the user should hear of (see ``notes``)."""
+
+    @field_validator("otel", mode="before")
+    @classmethod
+    def _otel_setting(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value == "content":
+            return value
+        raise ValueError(f"true, false or content, not {value!r}")
 
     @field_validator("fail_on_error")
     @classmethod

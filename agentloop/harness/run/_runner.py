@@ -24,6 +24,7 @@ from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.data._selection import iter_selected
 from agentloop.harness.run._executor import open_executor
+from agentloop.harness.run._otel_live import LiveTraces
 from agentloop.harness.run._reporting import Reporter, SilentProgress
 from agentloop.harness.run._sample import Prepared, prepare
 from agentloop.harness.rundir._files import RESULTS_FILE, ResultWriter
@@ -95,6 +96,7 @@ async def run_eval(
         (warn or _log.warning)(warning)
     samples = p.selection.count
     resume_dir = Path(resume) if resume is not None else None
+    live = LiveTraces.open(config.otel, p.scrub)  # a missing SDK: refused before any run
     # The executor opens first: a bad model spec, endpoint or worker leaves no run directory.
     async with open_executor(p, environ) as executor:
         opened = open_run(
@@ -119,16 +121,22 @@ async def run_eval(
                 announce(run_dir)
             reporter = reporter or SilentProgress()
             reporter.start(total, min(len(done), total))
+            if live is not None:
+                live.start(header)
             with ResultWriter(run_dir / RESULTS_FILE, fsync=config.fsync) as writer:
 
                 def deliver(line: str, errored: bool) -> None:
                     writer.write(line)
+                    if live is not None:
+                        live.send(line)
                     reporter.advance(errored)
 
                 try:
                     await executor.run(_pairs(p, done), deliver)
                 finally:
                     reporter.close()
+                    if live is not None:  # flushed in a thread: the event loop keeps going
+                        await anyio.to_thread.run_sync(live.close, warn or _log.warning)
             summary = write_summary(run_dir, header, p.scrub)
             retried = header["resumed_at"][-1].get("retry_errors", 0) if retry_errors else 0
     return RunOutcome(

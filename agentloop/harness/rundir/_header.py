@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 RESUMABLE_CHANGES = frozenset(
-    {"concurrency", "output_dir", "fail_on_error", "fsync", "preflight"}
+    {"concurrency", "output_dir", "fail_on_error", "fsync", "preflight", "otel"}
     | {"executor", "ray_address", "ray_workers", "ray_env"}  # where pairs run, not what
 )
 """Config fields a resume may change: they change how the run goes, not what it computes."""
