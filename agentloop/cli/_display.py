@@ -16,7 +16,7 @@ from rich.table import Table
 
 from agentloop._secrets import Scrubber
 from agentloop.cli._cost_accuracy import cost_accuracy_tables
-from agentloop.cli._reliability_tables import cause_table, reliability_table
+from agentloop.cli._reliability_tables import cause_table, cost_per_pass, reliability_table
 from agentloop.harness import Comparison, LatencyStats, RunSummary
 from agentloop.harness.stats._compare import MultiComparison, RewardDelta
 from agentloop.harness.stats._error_bars import MIN_CLUSTERS, Interval
@@ -183,6 +183,7 @@ def _run_table(summary: RunSummary) -> Table:
             "cost (USD)",
             usd(summary.cost_usd) + (f" ({summary.cost_unknown})" * bool(summary.cost_unknown)),
         ),
+        *([("cost per pass (USD)", per_pass)] if (per_pass := cost_per_pass(summary)) else []),
         ("model retries", str(summary.model_retries)),
         *([("judge", _judge(summary.judge))] if summary.judge is not None else []),
         (

@@ -10,7 +10,7 @@ from agentloop.harness import RunSummary
 from agentloop.harness.stats._causes import CAUSES
 from agentloop.harness.stats._reliability import ReliabilityFigures
 
-__all__ = ["cause_table", "reliability_table"]
+__all__ = ["cause_table", "cost_per_pass", "reliability_table"]
 
 COUNTED_FAILED = "counted failed"
 LEFT_OUT = "left out"
@@ -20,8 +20,15 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _cost(value: float | None) -> str:
-    return "-" if value is None else f"{value:.6f}"
+def cost_per_pass(summary: RunSummary) -> str | None:
+    """Each reward's cost per pass, as the run table's row; None when the run cost nothing
+    known (unknown, or 0: a scripted or replayed run) or no reward has a pass verdict."""
+    if not summary.cost_usd or not summary.cost_per_pass_usd:
+        return None
+    return ", ".join(
+        f"{key}: {'-' if usd is None else f'{usd:.6f}'}"
+        for key, usd in summary.cost_per_pass_usd.items()
+    )
 
 
 def _row(figures: ReliabilityFigures) -> list[str]:
@@ -38,31 +45,29 @@ def _row(figures: ReliabilityFigures) -> list[str]:
 
 def reliability_table(summary: RunSummary) -> Table | None:
     """Per reward with a pass verdict: flip rate, always and never passed, consistency and
-    the largest pass^k over tasks with two trials or more, and cost per pass; errored
-    trials counted failed, and left out on a row of their own when there are any. None
-    when no reward has a repeated task nor a cost per pass."""
+    the largest pass^k over tasks with two trials or more; errored trials counted failed,
+    and left out on a row of their own when there are any. None without a repeated task
+    (one epoch)."""
     shown = {
         key: found
         for key, found in summary.reliability.items()
         if found.errors_counted_failed.repeated_tasks
-        or summary.cost_per_pass_usd.get(key) is not None
     }
     if not shown:
         return None
     table = Table(title="Reliability across epochs", title_justify="left")
     headers = ("reward", "errors", "tasks ≥2 trials", "flip rate", "always passed")
-    for column in (*headers, "never passed", "consistency", "pass^k", "cost/pass (USD)"):
+    for column in (*headers, "never passed", "consistency", "pass^k"):
         table.add_column(column, justify="left" if column in ("reward", "errors") else "right")
     for key, found in shown.items():
-        cost = _cost(summary.cost_per_pass_usd.get(key))
-        table.add_row(escape(key), COUNTED_FAILED, *_row(found.errors_counted_failed), cost)
+        table.add_row(escape(key), COUNTED_FAILED, *_row(found.errors_counted_failed))
         if found.without_verdict:
-            table.add_row(escape(key), LEFT_OUT, *_row(found.errors_left_out), cost)
+            table.add_row(escape(key), LEFT_OUT, *_row(found.errors_left_out))
     table.caption = (
         "over tasks with ≥2 trials: flip rate = tasks both passed and failed, always/never "
         "passed = the rest; consistency = the chance two trials of a task agree. errors "
         f"{COUNTED_FAILED}: a trial without a verdict (errored, missing) failed (agentloop's "
-        f"rule); {LEFT_OUT}: dropped (τ²-bench's). cost/pass = cost (USD) / passed results"
+        f"rule); {LEFT_OUT}: dropped (τ²-bench's)"
     )
     return table
 

@@ -54,6 +54,8 @@ def test_the_run_page_shows_reliability_and_causes(browser: Any, runs: list[Path
         "left_out:flip_rate": "0.3333333333333333",
         "left_out:never_passed": "0.3333333333333333",
     }
+    # 0.0395 USD over 3 passed trials
+    assert page.text_content("[data-stat='cost_per_pass']") == "qa_f1_reward: 0.013167"
     causes = page.text_content("[data-stat='error_causes']")
     assert causes.startswith("model: 1 result(s), 0 tool call(s); tool: 0 result(s)")
     assert errors == []

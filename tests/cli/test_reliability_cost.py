@@ -110,11 +110,13 @@ def test_agentloop_summary_prints_them(
     main(["summary", str(runs[0])])
     out = capsys.readouterr().out
     assert "Reliability across epochs" in out
-    rows = {cells[1]: cells[2:8] for cells in map(_cells, out.splitlines()) if len(cells) == 9}
+    rows = {cells[1]: cells[2:8] for cells in map(_cells, out.splitlines()) if len(cells) == 8}
     assert rows["counted failed"] == ["4 of 4", "0.250", "0.250", "0.500", "0.750", "pass^2 0.250"]
     # left out: q1 has one trial left; of q0, q2, q3: one never, one flipped, one always
     assert rows["left out"] == ["3 of 4", "0.333", "0.333", "0.333", "0.667", "-"]
     assert "Errors by cause" in out
+    per_pass = next(_cells(x) for x in out.splitlines() if "cost per pass" in x)
+    assert per_pass == ["cost per pass (USD)", "qa_f1_reward: 0.013167"]
 
 
 def _cells(line: str) -> list[str]:

@@ -5,16 +5,13 @@
 const CONVENTIONS = [["errors_counted_failed", "counted failed"], ["errors_left_out", "left out"]];
 
 // Per reward with a pass verdict: each convention's figures (left out only when a trial has
-// no verdict), and cost per pass. Null when no reward has a repeated task nor a cost per pass.
+// no verdict). Null without a repeated task (one epoch).
 function reliabilityTable(summary) {
-  const found = Object.entries(summary.reliability || {}).filter(([key, r]) =>
-    r.errors_counted_failed.repeated_tasks || (summary.cost_per_pass_usd || {})[key] != null);
+  const found = Object.entries(summary.reliability || {}).filter(([, r]) => r.errors_counted_failed.repeated_tasks);
   if (!found.length) return null;
-  const head = ["reward", "errors", "tasks ≥2 trials", "flip rate", "always passed", "never passed", "consistency",
-    "pass^k", "cost/pass (USD)"];
+  const head = ["reward", "errors", "tasks ≥2 trials", "flip rate", "always passed", "never passed", "consistency", "pass^k"];
   const table = el("table", { class: "stats reliability" }, el("tr", {}, head.map((h) => el("th", { text: h }))));
   for (const [key, r] of found) {
-    const cost = (summary.cost_per_pass_usd || {})[key];
     for (const [field, label] of CONVENTIONS) {
       if (field === "errors_left_out" && !r.without_verdict) continue;
       const f = r[field];
@@ -27,14 +24,20 @@ function reliabilityTable(summary) {
         el("td", {}, stat(`${id}:always_passed`, f.always_passed_share)),
         el("td", {}, stat(`${id}:never_passed`, f.never_passed_share)),
         el("td", {}, stat(`${id}:consistency`, f.consistency)),
-        el("td", { text: most && most > 1 ? `pass^${most} ${fmt(f.pass_hat_k[most])}` : "-" }),
-        el("td", { "data-stat": `cost_per_pass:${key}`, "data-value": cost ?? "", text: cost == null ? "-" : usd(cost) })));
+        el("td", { text: most && most > 1 ? `pass^${most} ${fmt(f.pass_hat_k[most])}` : "-" })));
     }
   }
   return el("div", {}, el("div", { class: "scroll-x" }, table), el("p", { class: "note", "data-field": "reliability-rule",
     text: "Over tasks with ≥2 trials: flip rate = tasks both passed and failed; always/never passed = the rest; " +
       "consistency = the chance two trials of a task agree. Errors counted failed: a trial without a verdict " +
-      "(errored, missing) failed (agentloop's rule); left out: dropped (τ²-bench's). cost/pass = cost (USD) / passed results." }));
+      "(errored, missing) failed (agentloop's rule); left out: dropped (τ²-bench's)." }));
+}
+
+// Each reward's cost per pass; "-" when the run cost nothing known (unknown, or 0).
+function costPerPassText(summary) {
+  const found = Object.entries(summary.cost_per_pass_usd || {});
+  if (!summary.cost_usd || !found.length) return "-";
+  return found.map(([key, value]) => `${key}: ${value == null ? "-" : usd(value)}`).join(", ");
 }
 
 function causesText(summary) {

@@ -132,6 +132,7 @@ function summaryPanel(summary) {
       " (reasoning ", stat("tokens:reasoning", tok.reasoning_tokens), "), total ", stat("tokens:total", tok.total_tokens))],
     ["cost (USD)", el("span", {}, el("span", { "data-stat": "cost_usd", "data-value": summary.cost_usd ?? "",
       text: usd(summary.cost_usd) }), summary.cost_unknown ? ` (${summary.cost_unknown})` : "")],
+    ["cost per pass (USD)", stat("cost_per_pass", costPerPassText(summary))],
     ["latency (s)", el("span", {}, ...["p50", "p90", "p99", "mean", "max"].flatMap((p) =>
       [`${p} `, stat(`latency:${p}`, lat[p]), " "]))],
     ["model retries", stat("model_retries", summary.model_retries)],
