@@ -27,6 +27,10 @@ sample with no result at all fails every trial (as τ²-bench's leaderboard can 
 runs without such errors, a run that has them says so). The pass rate likewise: passed
 results over planned ones.
 
+Per reward with a pass verdict, reliability across epochs (``_reliability``: flip rate,
+always and never passed, consistency, pass^k, errors counted failed and left out) and the
+cost per passed result; errors split by who caused them (``_causes``).
+
 Rewards are also broken down by the dataset rows' ``metadata`` (e.g. BFCL's
 ``bfcl_category``): per value of each key that groups samples (see
 ``RunSummary.by_metadata`` for which keys are chosen).
