@@ -219,11 +219,13 @@ def _step_messages(
     steps: int,
     message_key: str,
     step_key: str,
+    last_failed: bool = False,
 ) -> list[int | None]:
     """For each step, the index of the assistant message it produced (None: none recorded).
 
     A turn's steps produced the turn's last assistant messages (the first ones of a turn may
-    be the row's own, like τ²-bench's greeting); a step whose request failed produced none.
+    be the row's own, like τ²-bench's greeting); a request that failed (``last_failed``: it
+    ends the conversation, so it is the last step) produced none.
     """
     bounds: list[tuple[int, int]] = [
         (int(t[message_key]), int(t[step_key]))
@@ -234,6 +236,8 @@ def _step_messages(
     for n, (m_start, s_start) in enumerate(bounds):
         m_end, s_end = bounds[n + 1] if n + 1 < len(bounds) else (len(messages), steps)
         produced = _assistant_indices(messages, m_start, m_end)
+        if n + 1 == len(bounds) and last_failed and s_end > s_start:
+            s_end -= 1
         count = s_end - s_start
         mine = produced[-count:] if count else []
         for k, index in enumerate(mine):
@@ -403,12 +407,12 @@ def result_spans(
         "agentloop.cost_usd": line.get("cost_usd"),
         "error.type": line.get("error_kind") if line.get("status") == "error" else None,
     }
-    if content:
-        first = next(
-            (i for i, m in enumerate(messages) if m.get("role") == "assistant"), len(messages)
-        )
-        produced_any = _step_messages(messages, turns, len(steps), "message_start", "step_start")
-        opening = produced_any[0] if produced_any and produced_any[0] is not None else first
+    stop = trajectory.get("stop_reason")
+    produced = _step_messages(
+        messages, turns, len(steps), "message_start", "step_start", stop == "error"
+    )
+    if content:  # the input: what came before the first reply (all of it without one)
+        opening = next((i for i in produced if i is not None), len(messages))
         root_attributes["gen_ai.input.messages"] = b.json(
             [to_genai_message(m) for m in messages[:opening]]
         )
@@ -426,11 +430,15 @@ def result_spans(
     )
     if line.get("status") == "error":
         root.status, root.status_message = ERROR, str(line.get("error") or "")[:200]
-    produced = _step_messages(messages, turns, len(steps), "message_start", "step_start")
     user_steps: list[Mapping[str, Any]] = trajectory.get("user_steps") or []
     user_messages: list[Mapping[str, Any]] = trajectory.get("user_messages") or []
     user_produced = _step_messages(
-        user_messages, turns, len(user_steps), "user_message_start", "user_step_start"
+        user_messages,
+        turns,
+        len(user_steps),
+        "user_message_start",
+        "user_step_start",
+        stop == "user_error",
     )
     user_model = _model(
         (config.get("user") or {}).get("model"), (config.get("user") or {}).get("model_params")

@@ -18,7 +18,8 @@ another model span is the same request seen twice, by two instrumentations: the 
 
 Not read: contents sent as log events instead of span attributes (the conventions before 1.37,
 ``gen_ai.choice`` events), and the OpenAI Agents SDK's own tracing (it sends to OpenAI's trace
-API, not OTLP). A trace whose model spans carry no reply contents is refused, saying so.
+API, not OTLP). A trace whose model spans carry no reply contents is refused, saying so (a span
+with an error status and no reply is a request that failed: it has none to read).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentloop.harness.rundir._genai_spans import SAMPLE_ATTRIBUTE, USER_AGENT_NAME, Span
+from agentloop.harness.rundir._genai_spans import ERROR, SAMPLE_ATTRIBUTE, USER_AGENT_NAME, Span
 
 __all__ = ["TraceReplies", "read_traces"]
 
@@ -209,6 +210,8 @@ def _read_trace(trace_id: str, spans: list[Span], sample_attribute: str) -> Trac
         if any(_is_model_span(a) for a in above):
             continue  # the same request, recorded by an outer instrumentation too
         reply = _reply(span)
+        if reply is None and span.status == ERROR:
+            continue  # the request failed: no reply (a replay fails there too, out of replies)
         if reply is None:
             out.problem = (
                 f"model span {span.name!r} has no reply contents (export with contents: "

@@ -158,3 +158,48 @@ def test_not_a_run_directory_is_one_line(
     assert main(["export", "otel", str(tmp_path), str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("agentloop: error: ") and err.count("\n") == 1
+
+
+def test_a_failed_request_and_a_judge_are_spans_and_import_back_the_same(tmp_path: Path) -> None:
+    write_json(tmp_path / "judge.json", {"*": ["Checked. GRADE: C"]})
+    judge = {"llm_judge": {"judge": f"scripted:{tmp_path / 'judge.json'}"}}
+    config = add_setup(tmp_path, n=2, rewards=["qa_f1_reward", judge], pass_threshold={})
+    script = json.loads((tmp_path / "script.json").read_text())
+    script["s0001"] = [ask(call("c1", "add", {"a": 1, "b": 1}))]  # then out of replies
+    write_json(tmp_path / "script.json", script)
+    run = run_once(config)
+    out = tmp_path / "t.json"
+    assert main(["export", "otel", str(run), str(out), "--content"]) == 0
+    spans = read_otlp(out)
+    by_sample: dict[str, list[Any]] = {}
+    for span in spans:
+        by_sample.setdefault(span.attributes["agentloop.sample.id"], []).append(span)
+    failed = by_sample["s0001"]
+    (root,) = [s for s in failed if s.parent_id is None]
+    assert (root.status, root.attributes["error.type"]) == (2, "model")
+    assert "ScriptExhaustedError" in root.status_message
+    chats = [s for s in failed if s.attributes["gen_ai.operation.name"] == "chat"]
+    assert [c.status for c in chats] == [0, 2]  # the second request got no reply
+    assert "gen_ai.output.messages" in chats[0].attributes
+    assert "gen_ai.output.messages" not in chats[1].attributes
+    graded = by_sample["s0000"]
+    (judged,) = [s for s in graded if "agentloop.judge.reward" in s.attributes]
+    assert judged.name == f"chat {tmp_path / 'judge.json'}"
+    assert judged.attributes["gen_ai.provider.name"] == "scripted"
+    assert json.loads(judged.attributes["gen_ai.output.messages"])[0]["parts"] == [
+        {"type": "text", "content": "Checked. GRADE: C"}
+    ]
+    (top,) = [s for s in graded if s.parent_id is None]
+    assert judged.parent_id == top.span_id
+    line = next(x for x in read_results(run) if x["id"] == "s0000")
+    label = "gen_ai.evaluation.score.label"
+    labels = {e.attributes["gen_ai.evaluation.name"]: e.attributes.get(label) for e in top.events}
+    assert labels == {"qa_f1_reward": None, "llm_judge": "pass"}  # no threshold, no label
+    assert line["passed"] == {"llm_judge": True}
+    assert main(["import", "otel", str(out), str(tmp_path / "in"), "--config", str(config)]) == 0
+    (again,) = [d for d in (tmp_path / "in").iterdir() if d.is_dir()]
+
+    def outcome(run_dir: Path) -> dict[str, Any]:
+        return {x["id"]: (x["status"], x["error_kind"], x["scores"]) for x in read_results(run_dir)}
+
+    assert outcome(again) == outcome(run)
