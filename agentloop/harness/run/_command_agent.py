@@ -11,7 +11,8 @@ the provider's keys) and the config's ``env``:
 - ``AGENTLOOP_TOKEN``: the bearer token both require, fresh per (sample, epoch);
 - ``AGENTLOOP_TASK``: ``{"messages", "tools"}`` as JSON (OpenAI chat dicts and tools),
   also written to its stdin (the variable is left out above ``MAX_TASK_VARIABLE``);
-- ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``: the same URL and token, for OpenAI clients.
+- ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``: the same URL and token, for OpenAI clients;
+- ``ANTHROPIC_BASE_URL`` (without ``/v1``) and ``ANTHROPIC_API_KEY``: for Anthropic's.
 
 A non-zero exit, a stdout that is not UTF-8, or a command that cannot start is that
 sample's error with the tail of its stderr (after a limit refused the agent, a stop at
@@ -121,6 +122,8 @@ def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory
             **shown,
             "OPENAI_BASE_URL": served.model_base_url,
             "OPENAI_API_KEY": served.token,
+            "ANTHROPIC_BASE_URL": served.model_base_url.removesuffix("/v1"),
+            "ANTHROPIC_API_KEY": served.token,
         }
         return await _run(command, variables, text.encode(), notes)
 

@@ -3,7 +3,8 @@ agent gets per call, and how its failure is read.
 
 A factory for ``agentloop.engine.run_own_agent``: at each agent call it serves, on
 127.0.0.1 with a fresh token, the row's tools over MCP (``_tool_server``) and the run's
-model behind the model endpoint (``_model_endpoint`` and its other protocols), both
+model behind the model endpoint (chat completions, ``_model_endpoint``; the Responses API,
+``_responses_api``; Anthropic's messages, ``_anthropic_messages``), both
 answering through the episode's observer, then hands ``launch`` where they are and the
 task; ``launch`` returns the agent's final answer. A call over MCP that a model reply asked
 for is run as that reply's call; one no reply asked for (the agent called its model
@@ -20,7 +21,9 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop.engine import AgentFactory, AgentStopped, Observer, message_to_openai
+from agentloop.harness.run._anthropic_messages import messages_route
 from agentloop.harness.run._model_endpoint import chat_completions_route
+from agentloop.harness.run._responses_api import responses_route
 from agentloop.harness.run._tool_server import serve_tools
 
 __all__ = ["DEFAULT_TIME_LIMIT", "ExternalAgentError", "Served", "external_factory"]
@@ -70,7 +73,11 @@ def external_factory(launch: Launch) -> AgentFactory:
             message = await observer.run_tool(name, call_id, args)
             return str(message.content), message.status == "error"
 
-        routes = [chat_completions_route(observer, tools)]
+        routes = [
+            chat_completions_route(observer, tools),
+            responses_route(observer, tools),
+            messages_route(observer, tools),
+        ]
 
         async def agent(messages: list[BaseMessage]) -> str:
             failed: ExternalAgentError | None = None

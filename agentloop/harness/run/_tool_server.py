@@ -2,8 +2,9 @@
 that runs its own loop elsewhere.
 
 The server listens on 127.0.0.1 only, on a free port, and refuses every request that does
-not carry the server's bearer token (``Authorization: Bearer <token>``; a fresh random
-token per server, compared in constant time), the MCP endpoint (``/mcp``) and the caller's
+not carry the server's bearer token (``Authorization: Bearer <token>``, or ``x-api-key:
+<token>`` as Anthropic's clients send a key; a fresh random token per server, compared in
+constant time), the MCP endpoint (``/mcp``) and the caller's
 own routes alike. It lists the tools ``list_tools`` gives (OpenAI schemas, asked again at
 every ``tools/list``: a later turn may add tools) and answers each call with ``call``'s
 text, as an error result (``isError``) when ``call`` says the call failed. Arguments are
@@ -69,11 +70,17 @@ class _BearerToken:
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        self.key = token.encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            headers = dict(scope.get("headers") or [])
+            given = headers.get(b"authorization", b"")
+            # Anthropic's clients send their key as x-api-key: the same token is accepted
+            key = headers.get(b"x-api-key", b"")
+            if not (
+                hmac.compare_digest(given, self.expected) or hmac.compare_digest(key, self.key)
+            ):
                 from starlette.responses import JSONResponse
 
                 refused = JSONResponse(

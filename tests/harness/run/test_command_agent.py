@@ -68,7 +68,8 @@ wrong = httpx.post(url, json=body, headers={"Authorization": "Bearer nope"})
 import json, sys
 assert json.load(sys.stdin) == json.loads(os.environ["AGENTLOOP_TASK"])
 print(bare.status_code, wrong.status_code,
-      os.environ["OPENAI_API_KEY"] == os.environ["AGENTLOOP_TOKEN"],
+      os.environ["OPENAI_API_KEY"] == os.environ["AGENTLOOP_TOKEN"]
+      == os.environ["ANTHROPIC_API_KEY"],
       os.environ.get("SECRET_OF_THE_USER"))
 """
 

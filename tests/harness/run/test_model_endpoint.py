@@ -71,9 +71,9 @@ def test_the_endpoint_answers_as_openai_and_refuses_what_it_must() -> None:
                     ).status_code
                 client = openai.AsyncOpenAI(base_url=url, api_key=server.token, max_retries=0)
                 chat = [{"role": "user", "content": "What is 1 + 1?"}]
-                with pytest.raises(openai.BadRequestError) as streamed:
-                    await client.chat.completions.create(model="m", messages=chat, stream=True)
-                seen["stream"] = str(streamed.value)
+                with pytest.raises(openai.BadRequestError) as several:
+                    await client.chat.completions.create(model="m", messages=chat, n=2)
+                seen["n"] = str(several.value)
                 with pytest.raises(openai.BadRequestError) as odd:
                     await client.chat.completions.create(
                         model="m", messages=chat, extra_body={"frobnicate": 1}
@@ -97,7 +97,7 @@ def test_the_endpoint_answers_as_openai_and_refuses_what_it_must() -> None:
     run = anyio.run(lambda: run_own_agent(factory, model, [add], "What is 1 + 1?", max_rounds=1))
 
     assert seen["bare"] == 401
-    assert "streaming is not supported" in seen["stream"]
+    assert "n: one choice per request" in seen["n"]
     assert "unsupported field(s): frobnicate" in seen["odd"]
     first = seen["first"]
     (choice,) = first.choices
