@@ -301,6 +301,12 @@ def test_another_tasks_log_is_scored_against_the_dataset(tmp_path: Path) -> None
     missing = lines["s0099", 1]
     assert (missing["status"], missing["error_kind"]) == ("error", "dataset")
     assert "no row with id 's0099'" in missing["error"]
+    # agentloop score reads the run directory like any other: other rewards, same trajectories
+    assert main(["score", str(back), "--rewards", "answer_match"]) == 0
+    (rescored,) = back.glob("results.rescored-*.jsonl")
+    match = {(x["id"], x["epoch"]): x["scores"].get("answer_match", {}).get("score")
+             for x in read_results(back, rescored.name)}  # fmt: skip
+    assert match[("s0000", 1)] == 1.0 and match[("s0001", 1)] == 0.0
 
 
 def test_a_tool_error_a_parse_error_and_a_second_turn_are_kept(tmp_path: Path) -> None:
