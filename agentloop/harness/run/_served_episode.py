@@ -25,6 +25,7 @@ Routes, beside ``/mcp`` and behind the same token (see ``_tool_server``):
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -45,6 +46,7 @@ from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.config._pricing import Pricing
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.data._selection import iter_selected
+from agentloop.harness.run._otel_live import LiveTraces
 from agentloop.harness.run._sample import Prepared, prepare, run_sample
 from agentloop.harness.run._sources import open_judges, open_user_source
 from agentloop.harness.run._tool_server import ToolServer, serve_tools
@@ -54,6 +56,8 @@ from agentloop.harness.stats._summary_file import write_summary
 from agentloop.models import ModelSource
 
 __all__ = ["ENDED", "UNKNOWN_COST", "Episode", "ServedEpisode", "serve_episode"]
+
+_log = logging.getLogger("agentloop")
 
 ENDED = "Error: the episode has ended; the call was not run."
 UNKNOWN_COST = (
@@ -369,6 +373,7 @@ async def serve_episode(
         raise ConfigError("agentloop serve runs an episode; the config's mode is score")
     served = config.model_copy(update={"model": None, "sample_ids": [sample_id], "epochs": epoch})
     p = prepare(served, config_path)
+    live = LiveTraces.open(served.otel, p.scrub)  # otel: the result's spans, as a run's
     p.pricing["agent"] = Pricing(None, UNKNOWN_COST)
     sample = _row(served, p, sample_id)
     episode = Episode(sample, epoch)
@@ -387,6 +392,10 @@ async def serve_episode(
                     with ResultWriter(run_dir / RESULTS_FILE, fsync=served.fsync) as writer:
                         writer.write(line)
                     write_summary(run_dir, header, p.scrub)
+                    if live is not None:
+                        live.start(header)
+                        live.send(line)
+                        await anyio.to_thread.run_sync(live.close, _log.warning)
                     episode.finish(_summary(line, run_dir))
 
                 group.start_soon(run)

@@ -148,3 +148,36 @@ def test_without_the_sdk_the_run_is_refused_naming_the_extra(
     assert LiveTraces.open(False, Scrubber()) is None
     with pytest.raises(ConfigError, match=r"pip install 'agentloop\[otel\]'"):
         LiveTraces.open(True, Scrubber())
+
+
+def test_a_served_episode_sends_its_spans_when_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, receiver: tuple[str, type[_Receiver]]
+) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    import httpx
+
+    from agentloop.harness import load_config
+    from agentloop.harness.run._served_episode import serve_episode
+    from tests.support.harness import ROOT
+
+    url, handler = receiver
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", f"{url}/v1/traces")
+    config = load_config(
+        ROOT / "configs" / "bank.yaml", overrides={"output_dir": str(tmp_path), "otel": True}
+    )
+
+    async def episode() -> None:
+        async with serve_episode(config, "bank-1") as served:
+            server = served.server
+            async with httpx.AsyncClient(headers=server.headers, base_url=server.base_url) as http:
+                assert (await http.post("/score", json={"answer": "Done."})).status_code == 200
+
+    anyio.run(episode)
+    spans = [s for r in handler.requests for rs in r.resource_spans
+             for sc in rs.scope_spans for s in sc.spans]  # fmt: skip
+    (root,) = [s for s in spans if not s.parent_span_id]
+    attributes = {a.key: _value(a.value) for a in root.attributes}
+    assert attributes["agentloop.sample.id"] == "bank-1"
+    assert attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert {e.name for e in root.events} == {"gen_ai.evaluation.result"}
