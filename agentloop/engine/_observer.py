@@ -72,6 +72,7 @@ class Observer:
         tool_choice: str | dict[str, Any] | None,
         parallel_tool_calls: bool,
         budget: Budget | None = None,
+        tokens_before: int = 0,
     ) -> None:
         self.model = model
         self.executor = executor
@@ -96,6 +97,9 @@ class Observer:
         """Calls the agent made that no reply asked for, with the step they came after."""
         self.rounds = 0
         self.tokens = 0
+        """Tokens of this observer's steps."""
+        self.tokens_before = tokens_before
+        """Tokens of the run before this observer (earlier turns): ``token_limit`` is the run's."""
         self.ended: StopReason | None = None
         self.error: str | None = None
         self.notes: list[str] = []
@@ -186,7 +190,7 @@ class Observer:
         """What the round loop does with a reply's calls: refused at the token limit or
         past the round cap (answered now, whether or not the agent runs them), else run."""
         executor = self.executor
-        if self.token_limit is not None and self.tokens >= self.token_limit:
+        if self.token_limit is not None and self.tokens_before + self.tokens >= self.token_limit:
             self._answer(executor.refuse(calls, TOKEN_LIMIT.format(limit=self.token_limit)))
             self.ended = "token_limit"
         elif self.rounds >= self.max_rounds:

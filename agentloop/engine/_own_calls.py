@@ -152,13 +152,13 @@ class AgentCalls:
         self.notes: list[str] = []
 
     def _observer(self, binding: ToolBinding) -> Observer:
-        remaining = None if self.token_limit is None else max(self.token_limit - self.tokens, 0)
         return Observer(
             self.model,
             binding.executor,
             dict(zip(binding.names, binding.tools, strict=True)),
             max_rounds=self.max_rounds,
-            token_limit=remaining,
+            token_limit=self.token_limit,
+            tokens_before=self.tokens,
             history=self.history,
             budget=self.budget,  # counted per step: a limit stops the agent mid-call
             **self.observer_args,

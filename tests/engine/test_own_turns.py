@@ -47,6 +47,10 @@ SCRIPT = [
 ]
 
 
+def lc_call(name: str, args: dict[str, Any], call_id: str) -> Any:
+    return {"id": call_id, "name": name, "args": args, "type": "tool_call"}
+
+
 def react(model: Any, tools: list[Any]) -> Any:
     with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0
         warnings.simplefilter("ignore")
@@ -144,3 +148,73 @@ def test_the_tool_filter_is_asked_first_and_the_agent_gets_the_kept_tools() -> N
     assert record(own_run) == record(native)
     assert own_run.steps[0].tool_calls == []
     assert own_run.final_answer == "two"
+
+
+def test_the_token_limit_holds_over_all_turns_as_in_the_loop() -> None:
+    from langchain_core.messages import AIMessage
+
+    usage = {"input_tokens": 4, "output_tokens": 0, "total_tokens": 4}
+    script = [
+        AIMessage(content="", tool_calls=[lc_call("bump", {"by": 2}, "a")], usage_metadata=usage),
+        AIMessage(content="two", usage_metadata=usage),
+        AIMessage(content="", tool_calls=[lc_call("double", {}, "b")], usage_metadata=usage),
+    ]
+    native, own = run_both(react, script, token_limit=10)
+    assert record(own) == record(native)
+    assert own.stop_reason == "token_limit"
+    assert [t.stop_reason for t in own.turns] == ["final", "token_limit"]
+    assert own.usage.total_tokens == 12
+
+
+def test_an_agent_failing_in_a_later_turn_ends_the_run_there() -> None:
+    calls = 0
+
+    def factory(model: Any, tools: list[Any]) -> Any:
+        graph = react(model, tools)
+
+        async def agent(messages: list[Any]) -> Any:
+            nonlocal calls
+            calls += 1
+            if calls == 2:
+                raise RuntimeError("the agent fell over")
+            return await graph.ainvoke({"messages": messages})
+
+        return agent
+
+    counter = Counter()
+    bump, _ = counter.tools()
+    turns = [Turn(messages=[{"role": "user", "content": "more"}]), Turn(messages=["again"])]
+    model = ScriptedChatModel([ask("bump", {"by": 2}, "a"), "two"])
+    run = anyio.run(
+        lambda: run_own_agent(
+            factory, model, [bump], "add 2", turns=turns, snapshot=lambda: counter.value
+        )
+    )
+    assert run.failed == "agent"
+    assert run.trajectory.error == "RuntimeError: the agent fell over"
+    assert [(t.stop_reason, t.state) for t in run.trajectory.turns] == [
+        ("final", 2),
+        ("error", 2),
+    ]  # no third turn
+
+
+def test_the_time_limit_stops_a_later_turn_and_records_it() -> None:
+    def factory(model: Any, tools: list[Any]) -> Any:
+        graph = react(model, tools)
+
+        async def agent(messages: list[Any]) -> Any:
+            if len(messages) > 1:  # the second turn hangs
+                await anyio.sleep_forever()
+            return await graph.ainvoke({"messages": messages})
+
+        return agent
+
+    bump, _ = Counter().tools()
+    turns = [Turn(messages=[{"role": "user", "content": "more"}])]
+    model = ScriptedChatModel(["two"])
+    run = anyio.run(
+        lambda: run_own_agent(factory, model, [bump], "add 2", turns=turns, time_limit=0.2)
+    )
+    assert run.trajectory.stop_reason == "time_limit"
+    assert [t.stop_reason for t in run.trajectory.turns] == ["final", "time_limit"]
+    assert run.trajectory.turns[1].message_start == 2
