@@ -40,6 +40,10 @@ AGENTDOJO := 'agentdojo==0.1.35' 'cohere==7.3.1' 'tokenizers==0.23.3' 'fastavro=
 # dependencies pull torch, so it is installed without them, into a folder of its own that
 # agentloop reads ($(VENV)/bfcl-eval): in site-packages, pip's dependency check would report
 # it broken at every later install.
+# The OpenAI Agents SDK (examples/openai_agents_agent.py, run as a command with this folder on
+# its PYTHONPATH) likewise: it pins websockets<17, which would downgrade the 17.x installed;
+# its own dependencies are all here (griffelib comes with pydantic-ai).
+OPENAI_AGENTS := 'openai-agents==0.24.0'
 TEST_STAMP := $(VENV)/.installed-test
 $(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	@echo "Installing agentloop and what the tests need (agentloop[test], BFCL's data)"
@@ -50,6 +54,7 @@ $(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	$(PIP) --no-deps --upgrade --target $(VENV)/inspect-evals 'inspect-evals==0.26.0'  # τ²-bench's files
 	$(PIP) --no-deps --upgrade --target $(VENV)/agentdojo $(AGENTDOJO)
 	$(PIP) 'deepdiff==9.1.0' 'email-validator==2.4.0'  # AgentDojo's tasks and environments
+	$(PIP) --no-deps --upgrade --target $(VENV)/openai-agents $(OPENAI_AGENTS)
 	touch $@
 
 # The linters, beside what the tests need (mypy reads the optional packages' types).
