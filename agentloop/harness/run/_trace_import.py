@@ -20,6 +20,7 @@ from typing import Any
 
 from agentloop.errors import AgentloopError
 from agentloop.harness.config._loading import load_config
+from agentloop.harness.data._dataset import iter_samples
 from agentloop.harness.run._runner import RunOutcome, run_eval
 from agentloop.harness.rundir._files import RESULTS_FILE, latest_results
 from agentloop.harness.rundir._genai_spans import SAMPLE_ATTRIBUTE
@@ -42,6 +43,11 @@ class TraceImport:
     tool_results_differ: int = 0
     """Tool results the trace recorded that differ from the ones the tools gave here."""
     tool_results_compared: int = 0
+
+
+def _literal(sample_id: str) -> str:
+    """``sample_id`` as a ``sample_ids`` pattern matching that id alone (globs escaped)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in sample_id)
 
 
 def _script(replies: Sequence[TraceReplies], side: str) -> dict[str, list[dict[str, Any]]]:
@@ -92,13 +98,23 @@ async def import_traces(
             )
         seen[key] = r.trace_id
     plain = load_config(config_path, sets)
+    known = {sample.id for sample in iter_samples(plain.dataset, plain.mode)}
+    for r in good:
+        if r.sample_id not in known:
+            refused.append((r.trace_id, f"sample {r.sample_id!r} is not a row of {plain.dataset}"))
+    good = [r for r in good if r.sample_id in known]
+    if not good:
+        raise AgentloopError(
+            f"{traces}: none of the {len(read)} trace(s) names a row of {plain.dataset}; "
+            f"the first: {refused[0][1]}"
+        )
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     agent_file = out / "scripts.json"
     agent_file.write_text(json.dumps(_script(good, "agent"), indent=1, ensure_ascii=False))
     overrides: dict[str, Any] = {
         "model": f"scripted:{agent_file}",
-        "sample_ids": sorted({str(r.sample_id) for r in good}),
+        "sample_ids": sorted({_literal(str(r.sample_id)) for r in good}),
         "epochs": max(int(r.epoch or 1) for r in good),
         "output_dir": str(out),
         "shuffle": False,

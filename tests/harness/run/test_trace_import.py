@@ -237,3 +237,29 @@ def test_each_epoch_of_a_sample_runs_its_own_replies(tmp_path: Path) -> None:
     (run,) = [d for d in (tmp_path / "in").iterdir() if d.is_dir()]
     scores = {x["epoch"]: x["scores"]["qa_f1_reward"]["score"] for x in read_results(run)}
     assert scores == {1: 1.0, 2: 0.0}
+
+
+def test_a_trace_naming_no_row_of_the_dataset_is_listed_not_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=2)
+    spans = _openinference(1, 0) + _openinference(2, 7)  # s0007: the dataset has 2 rows
+    write_json(tmp_path / "t.json", {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+    assert main(["import", "otel", str(tmp_path / "t.json"), str(tmp_path / "in"), "--config",
+                 str(config), "--sample-attribute", "metadata.sample_id"]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    assert f"trace {2:032x}: sample 's0007' is not a row of {tmp_path / 'data.jsonl'}" in (
+        captured.err
+    )
+    (run,) = [d for d in (tmp_path / "in").iterdir() if d.is_dir()]
+    assert [x["id"] for x in read_results(run)] == ["s0000"]
+
+
+def test_an_id_with_glob_characters_selects_that_row_alone() -> None:
+    from fnmatch import fnmatchcase
+
+    from agentloop.harness.run._trace_import import _literal
+
+    pattern = _literal("a[1]*?")
+    assert fnmatchcase("a[1]*?", pattern)
+    assert not any(fnmatchcase(other, pattern) for other in ("a1xx", "a[1]xy", "a[1]*"))
