@@ -1,5 +1,5 @@
 """The run's model behind Anthropic's messages protocol, for an agent in another process:
-``POST /v1/messages``, non-streaming.
+``POST /v1/messages``, streaming or not.
 
 The request is read as the chat request it stands for and answered through the same path
 (``_model_endpoint.ask``: the run's model, cache, recording, limits, cost). Read:
@@ -8,12 +8,14 @@ The request is read as the chat request it stands for and answered through the s
 ``tool``, ``none``; ``disable_parallel_tool_use``). Sampling fields are the run's
 (``max_tokens`` included): accepted and ignored. The answer is Anthropic's message:
 ``content`` with a ``text`` block and ``tool_use`` blocks, ``stop_reason`` ``tool_use`` or
-``end_turn``, ``usage``. Errors are Anthropic's ``{"type": "error", "error": {...}}``: 400
-for a request agentloop cannot read (``stream`` among them), 403 when the limits refuse.
+``end_turn``, ``usage``; with ``stream: true``, the same as Anthropic's server-sent events
+(the reply is computed whole, then sent). Errors are Anthropic's ``{"type": "error",
+"error": {...}}``: 400 for a request agentloop cannot read, 403 when the limits refuse.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -98,8 +100,6 @@ def _messages(body: dict[str, Any]) -> list[BaseMessage]:
 def _read(body: Any) -> tuple[list[BaseMessage], list[dict[str, Any]], dict[str, Any]]:
     if not isinstance(body, dict):
         raise ValueError("the body must be a JSON object")
-    if body.get("stream"):
-        raise ValueError("stream: streaming is not supported yet; send stream=false")
     unknown = sorted(set(body) - {"messages", "system", "tools", "tool_choice", "stream"}
                      - set(_IGNORED))  # fmt: skip
     if unknown:
@@ -165,23 +165,52 @@ def _response(reply: AIMessage, model: str, number: int) -> dict[str, Any]:
     }
 
 
+def _events(answer: dict[str, Any]) -> str:
+    """``answer`` as Anthropic streams it: the message without content, each block
+    started, its text or input as one delta, stopped, then the stop reason and usage."""
+    usage = answer["usage"]
+    start = {**answer, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(answer["content"]):
+        if block["type"] == "text":
+            empty, delta = {**block, "text": ""}, {"type": "text_delta", "text": block["text"]}
+        else:
+            empty = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": empty},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {"type": "message_delta", "usage": {"output_tokens": usage["output_tokens"]},
+         "delta": {"stop_reason": answer["stop_reason"], "stop_sequence": None}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
 def messages_route(observer: Observer, tools: Sequence[Any]) -> Any:
     """The Starlette route answering ``POST /v1/messages`` with ``observer``'s model."""
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     by_name = {tool.name: tool for tool in tools}
 
     async def create(request: Request) -> Any:
         try:
-            messages, asked, options = _read(await request.json())
+            body = await request.json()
+            messages, asked, options = _read(body)
         except ValueError as exc:  # JSON errors are ValueErrors too
             return _error(400, f"POST /v1/messages: {exc}", "invalid_request_error")
         try:
             reply = await ask(observer, by_name, messages, asked, options)
         except AgentStopped as exc:
             return _error(403, str(exc), "permission_error")
-        return JSONResponse(_response(reply, model_name(observer), len(observer.steps)))
+        answer = _response(reply, model_name(observer), len(observer.steps))
+        if body.get("stream"):
+            return Response(_events(answer), media_type="text/event-stream")
+        return JSONResponse(answer)
 
     return Route("/v1/messages", create, methods=["POST"])

@@ -1,5 +1,5 @@
 """The run's model behind OpenAI's Responses API, for an agent in another process:
-``POST /v1/responses``, non-streaming, stateless.
+``POST /v1/responses``, stateless, streaming or not.
 
 The request is read as the chat request it stands for and answered through the same path
 (``_model_endpoint.ask``: the run's model, cache, recording, limits, cost). Read:
@@ -8,8 +8,9 @@ The request is read as the chat request it stands for and answered through the s
 message first), ``tools`` (function tools only), ``tool_choice``, ``parallel_tool_calls``.
 Sampling fields are the run's: accepted and ignored. The answer's ``output`` is a
 ``message`` item with the text (when there is text) and one ``function_call`` item per
-call, with ``usage``. ``stream``, ``previous_response_id`` and ``conversation`` are refused
-(400): send the whole input each time (``store=false``).
+call, with ``usage``; with ``stream: true``, the same as the Responses API's server-sent
+events (the reply is computed whole, then sent). ``previous_response_id`` and
+``conversation`` are refused (400): send the whole input each time (``store=false``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ _IGNORED = (
     "safety_identifier", "top_logprobs", "max_tool_calls", "background", "prompt",
 )  # fmt: skip
 _REFUSED = {
-    "stream": "streaming is not supported yet; send stream=false",
     "previous_response_id": "responses are not stored; send the whole input (store=false)",
     "conversation": "conversations are not stored; send the whole input (store=false)",
 }
@@ -110,7 +110,7 @@ def _read(body: Any) -> tuple[list[BaseMessage], list[dict[str, Any]], dict[str,
     for field, why in _REFUSED.items():
         if body.get(field):
             raise ValueError(f"{field}: {why}")
-    known = {"input", "instructions", "tools", "tool_choice", "parallel_tool_calls"}
+    known = {"input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream"}
     unknown = sorted(set(body) - known - set(_REFUSED) - set(_IGNORED))
     if unknown:
         raise ValueError(f"unsupported field(s): {', '.join(unknown)}")
@@ -184,10 +184,53 @@ def _response(reply: AIMessage, body: dict[str, Any], model: str, number: int) -
     }
 
 
+def _sse(kind: str, number: int, data: dict[str, Any]) -> str:
+    return (
+        f"event: {kind}\ndata: {json.dumps({'type': kind, 'sequence_number': number, **data})}\n\n"
+    )
+
+
+def _events(answer: dict[str, Any]) -> str:
+    """``answer`` as the Responses API streams it: created, each output item added, its
+    text or arguments as one delta, done, then completed with the whole response."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    begun = {**answer, "status": "in_progress", "output": [], "usage": None}
+    events += [
+        ("response.created", {"response": begun}),
+        ("response.in_progress", {"response": begun}),
+    ]
+    for at, item in enumerate(answer["output"]):
+        where = {"item_id": item["id"], "output_index": at}
+        if item["type"] == "message":
+            part = item["content"][0]
+            empty = {**item, "status": "in_progress", "content": []}
+            events += [
+                ("response.output_item.added", {"output_index": at, "item": empty}),
+                ("response.content_part.added",
+                 {**where, "content_index": 0, "part": {**part, "text": ""}}),
+                ("response.output_text.delta",
+                 {**where, "content_index": 0, "delta": part["text"], "logprobs": []}),
+                ("response.output_text.done",
+                 {**where, "content_index": 0, "text": part["text"], "logprobs": []}),
+                ("response.content_part.done", {**where, "content_index": 0, "part": part}),
+            ]  # fmt: skip
+        else:
+            empty = {**item, "status": "in_progress", "arguments": ""}
+            events += [
+                ("response.output_item.added", {"output_index": at, "item": empty}),
+                ("response.function_call_arguments.delta", {**where, "delta": item["arguments"]}),
+                ("response.function_call_arguments.done",
+                 {**where, "name": item["name"], "arguments": item["arguments"]}),
+            ]  # fmt: skip
+        events.append(("response.output_item.done", {"output_index": at, "item": item}))
+    events.append(("response.completed", {"response": answer}))
+    return "".join(_sse(kind, n, data) for n, (kind, data) in enumerate(events))
+
+
 def responses_route(observer: Observer, tools: Sequence[Any]) -> Any:
     """The Starlette route answering ``POST /v1/responses`` with ``observer``'s model."""
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     by_name = {tool.name: tool for tool in tools}
@@ -202,6 +245,9 @@ def responses_route(observer: Observer, tools: Sequence[Any]) -> Any:
             reply = await ask(observer, by_name, messages, asked, options)
         except AgentStopped as exc:
             return error_response(403, str(exc), "agentloop_limit")
-        return JSONResponse(_response(reply, body, model_name(observer), len(observer.steps)))
+        answer = _response(reply, body, model_name(observer), len(observer.steps))
+        if body.get("stream"):
+            return Response(_events(answer), media_type="text/event-stream")
+        return JSONResponse(answer)
 
     return Route("/v1/responses", respond, methods=["POST"])

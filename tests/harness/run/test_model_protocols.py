@@ -38,14 +38,14 @@ async def add(a: int, b: int) -> int:
 
 def _asks(call_id: str, a: int, b: int) -> AIMessage:
     call = {"name": "add", "args": {"a": a, "b": b}, "id": call_id, "type": "tool_call"}
-    return AIMessage(content="", tool_calls=[call], usage_metadata=USAGE)  # type: ignore[arg-type]
+    return AIMessage(content="", tool_calls=[call], usage_metadata=USAGE)
 
 
 def _replies() -> list[Any]:
     # a reply with text and a call, then a call alone, then the answer
     first = _asks("c1", 1, 1)
     first.content = "First 1 + 1."
-    return [first, _asks("c2", 2, 2), AIMessage("It is 4.", usage_metadata=USAGE)]  # type: ignore[arg-type]
+    return [first, _asks("c2", 2, 2), AIMessage("It is 4.", usage_metadata=USAGE)]
 
 
 class Tools:
@@ -143,7 +143,8 @@ def test_chat_completions_streamed_as_openai_streams_them() -> None:
     assert seen["usage"] == [15, 15, 15]
 
 
-def test_the_responses_api_as_openais_sdk_speaks_it() -> None:
+@pytest.mark.parametrize("streamed", [False, True])
+def test_the_responses_api_as_openais_sdk_speaks_it(streamed: bool) -> None:
     seen: dict[str, Any] = {}
 
     async def launch(served: Served, notes: list[str]) -> str:
@@ -161,10 +162,17 @@ def test_the_responses_api_as_openais_sdk_speaks_it() -> None:
                 await client.responses.create(model="m", input=items, previous_response_id="r")
             seen["stored"] = str(stored.value)
             while True:
-                response = await client.responses.create(
+                request: dict[str, Any] = dict(
                     model="m", input=items, tools=functions, store=False,
                     instructions=system["content"] if system else None,
                 )  # fmt: skip
+                if streamed:  # the SDK's helper builds the response from the events
+                    async with client.responses.stream(**request) as events:
+                        kinds = [event.type async for event in events]
+                        response = await events.get_final_response()
+                    seen.setdefault("events", []).append(kinds)
+                else:
+                    response = await client.responses.create(**request)
                 seen.setdefault("usage", []).append(response.usage.total_tokens)
                 seen.setdefault("kinds", []).append([o.type for o in response.output])
                 items += [o.model_dump(exclude_none=True) for o in response.output]
@@ -182,9 +190,17 @@ def test_the_responses_api_as_openais_sdk_speaks_it() -> None:
     assert seen["kinds"] == [["message", "function_call"], ["function_call"], ["message"]]
     assert seen["usage"] == [15, 15, 15]
     assert "send the whole input (store=false)" in seen["stored"]
+    if streamed:
+        assert seen["events"][1] == [
+            "response.created", "response.in_progress", "response.output_item.added",
+            "response.function_call_arguments.delta", "response.function_call_arguments.done",
+            "response.output_item.done", "response.completed",
+        ]  # fmt: skip
+        assert "response.output_text.delta" in seen["events"][2]
 
 
-def test_anthropics_messages_as_anthropics_sdk_speaks_them() -> None:
+@pytest.mark.parametrize("streamed", [False, True])
+def test_anthropics_messages_as_anthropics_sdk_speaks_them(streamed: bool) -> None:
     anthropic = pytest.importorskip("anthropic")
     seen: dict[str, Any] = {}
 
@@ -204,9 +220,12 @@ def test_anthropics_messages_as_anthropics_sdk_speaks_them() -> None:
         ]
         async with client, Tools(served) as tools:
             while True:
-                reply = await client.messages.create(
-                    model="m", max_tokens=100, messages=messages, tools=tools_
-                )
+                request = dict(model="m", max_tokens=100, messages=messages, tools=tools_)
+                if streamed:  # the SDK's helper builds the message from the events
+                    async with client.messages.stream(**request) as events:
+                        reply = await events.get_final_message()
+                else:
+                    reply = await client.messages.create(**request)
                 seen.setdefault("stops", []).append(reply.stop_reason)
                 seen.setdefault("usage", []).append(reply.usage.output_tokens)
                 messages.append({"role": "assistant", "content": [
@@ -255,7 +274,7 @@ def test_every_protocol_is_held_to_the_limits_and_the_token() -> None:
                 (await http.post(f"{base}/{path}", json=body, headers=auth)).json()
                 for path, body in (
                     ("responses", {"input": [{"type": "web_search_call"}]}),
-                    ("messages", {"messages": [{"role": "user", "content": "x"}], "stream": True}),
+                    ("messages", {"messages": [{"role": "user", "content": [{"type": "image"}]}]}),
                 )
             ]
         return ""
@@ -267,7 +286,7 @@ def test_every_protocol_is_held_to_the_limits_and_the_token() -> None:
     assert seen["refused"][1]["error"]["type"] == "permission_error"
     assert seen["refused"][2]["error"]["type"] == "agentloop_limit"
     assert "unsupported item type 'web_search_call'" in seen["garbage"][0]["error"]["message"]
-    assert "stream: streaming is not supported yet" in seen["garbage"][1]["error"]["message"]
+    assert "unsupported block type 'image'" in seen["garbage"][1]["error"]["message"]
     assert model.calls == 1
     assert run.trajectory.stop_reason == "token_limit"
     assert len(run.trajectory.steps) == 1
