@@ -14,10 +14,9 @@ __all__ = ["export_otel", "import_otel"]
 
 
 def export_otel(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.harness.rundir._files import write_json_atomic
     from agentloop.harness.rundir._genai_spans import SEMCONV_VERSION, run_spans
     from agentloop.harness.rundir._header import read_header
-    from agentloop.harness.rundir._otlp_json import spans_request
+    from agentloop.harness.rundir._otlp_json import spans_request, write_otlp
 
     run_dir = Path(args.run_dir)
     header = read_header(run_dir)
@@ -26,7 +25,7 @@ def export_otel(args: argparse.Namespace, out: Console) -> int:
     resource = {"service.name": "agentloop", "agentloop.run.name": header.get("name")}
     target = Path(args.output)
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(target, spans_request(spans, resource), scrub)
+    write_otlp(target, spans_request(spans, resource), scrub)
     traces = len({s.trace_id for s in spans})
     contents = "with contents" if args.content else "without contents (--content adds them)"
     out.print(

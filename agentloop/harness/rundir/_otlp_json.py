@@ -10,15 +10,17 @@ request per line) reads as well.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentloop._secrets import Scrubber
 from agentloop._version import __version__
 from agentloop.errors import AgentloopError
 from agentloop.harness.rundir._genai_spans import SCHEMA_URL, Span, SpanEvent
 
-__all__ = ["decode_value", "encode_value", "read_otlp", "spans_request"]
+__all__ = ["decode_value", "encode_value", "read_otlp", "spans_request", "write_otlp"]
 
 
 def encode_value(value: Any) -> dict[str, Any]:
@@ -106,6 +108,15 @@ def spans_request(spans: Sequence[Span], resource: Mapping[str, Any]) -> dict[st
             }
         ]
     }
+
+
+def write_otlp(path: Path, request: Mapping[str, Any], scrub: Scrubber) -> None:
+    """``request`` as compact JSON (C-encoded: a run's spans are millions of values), every
+    secret masked, via a temporary file: a reader never sees half."""
+    text = scrub.json_text(json.dumps(request, ensure_ascii=False))
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _int(value: Any) -> int:
