@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from agentloop._secrets import read_dotenv
+from agentloop._secrets import mask_url, read_dotenv
 from agentloop.engine import AgentFactory
 from agentloop.harness.run._external_agent import ExternalAgentError, Served, external_factory
 
@@ -82,6 +82,8 @@ def _reply(url: str, response: httpx.Response) -> str:
 def http_factory(url: str, headers: dict[str, str]) -> AgentFactory:
     """A factory for ``run_own_agent`` asking the service at ``url`` (see the module doc)."""
 
+    shown = mask_url(url)  # a password in the URL stays out of errors
+
     async def launch(served: Served, notes: list[str]) -> str:
         body = {
             **served.task,
@@ -95,8 +97,8 @@ def http_factory(url: str, headers: dict[str, str]) -> AgentFactory:
                 response = await client.post(url, json=body, headers=headers)
             except httpx.HTTPError as exc:
                 raise AgentHttpError(
-                    f"agent.url {url} could not be asked: {type(exc).__name__}: {exc}"
+                    f"agent.url {shown} could not be asked: {type(exc).__name__}: {exc}"
                 ) from None
-        return _reply(url, response)
+        return _reply(shown, response)
 
     return external_factory(launch)

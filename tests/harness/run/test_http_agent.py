@@ -165,15 +165,14 @@ def test_a_service_that_is_not_there_fails_each_sample_saying_so(tmp_path: Path)
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    agent = {"url": f"http://127.0.0.1:{port}/agent"}
+    agent = {"url": f"http://me:pass-word@127.0.0.1:{port}/agent"}
     lines = _lines(run_once(add_setup(tmp_path, 2, agent=agent), code=1))
     for line in lines.values():
         assert line["status"] == "error"
         assert line["error_kind"] == "agent"
-        assert (
-            f"agent.url http://127.0.0.1:{port}/agent could not be asked: ConnectError"
-            in (line["error"])
-        )
+        shown = f"agent.url http://me:***@127.0.0.1:{port}/agent could not be asked: ConnectError"
+        assert shown in line["error"]
+        assert "pass-word" not in line["error"]
 
 
 def test_with_a_simulated_user_each_turn_is_one_post_with_the_conversation_so_far(
