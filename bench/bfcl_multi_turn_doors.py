@@ -1,5 +1,7 @@
-"""Agreement through each door on BFCL multi-turn: agentloop's own loop, re-expressed as an
-agent of your own, gives the native run's trajectories and BFCL verdicts.
+"""BFCL multi-turn through each door: the native loop, a LangGraph graph, a command agent.
+
+agentloop's own loop, re-expressed as an agent of your own, gives the native run's
+trajectories and BFCL verdicts.
 
 The cases are ``bench/bfcl_multi_turn_scripted.py``'s: per entry, a scripted model replaying
 BFCL's ground truth (one call per reply, ``Done.`` to end each turn), and the same script
