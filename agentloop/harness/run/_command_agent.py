@@ -1,7 +1,8 @@
 """The config's ``agent: {command: [...]}``: an agent in another process, in any language,
-run per (sample, epoch) (per user turn with a simulated user) on the run's model and the
-row's tools, both served on 127.0.0.1 (``_external_agent``). The command's stdout is its
-final answer.
+run per (sample, epoch) on the run's model and the row's tools, both served on 127.0.0.1
+(``_external_agent``); a process per agent call: per turn of a row with turns (its task and
+``tools/list`` holding the tools so far), per user turn with a simulated user. The
+command's stdout is its final answer.
 
 The process gets, besides a few variables of agentloop's own environment (``_KEPT``: not
 the provider's keys) and the config's ``env``:
