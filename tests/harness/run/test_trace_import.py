@@ -206,6 +206,12 @@ def test_other_instrumentations_traces_are_scored(
     for line in lines:
         assert line["scores"]["qa_f1_reward"]["score"] == expected
         assert line["tool_calls_by_status"] == {"ok": 1}  # add ran here, with the trace's args
+    # a run directory like any: agentloop score re-scores it with other rewards
+    assert main(["score", str(run), "--rewards", "qa_f1_reward_format"]) == 0
+    (rescored,) = run.glob("results.rescored-*.jsonl")
+    assert {x["id"]: set(x["scores"]) for x in read_results(run, rescored.name)} == {
+        x["id"]: {"qa_f1_reward_format"} for x in lines
+    }
 
 
 def test_a_trace_without_the_sample_attribute_is_listed_not_imported(
