@@ -162,6 +162,7 @@ $(BFCL_STAMP):
 bfcl-agreement: $(STAMP) $(BFCL_STAMP)
 	$(PY) bench/bfcl_agreement.py --speed 3
 	$(PY) bench/bfcl_multi_turn_agreement.py
+	$(PY) bench/bfcl_overall_agreement.py
 
 # BFCL multi-turn through `agentloop run`: a scripted model replaying the ground truth passes
 # all 200 entries of each multi-turn category; without the last call of each entry, none.

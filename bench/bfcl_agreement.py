@@ -1,6 +1,7 @@
 """Agreement of agentloop's ``bfcl_verdict`` with BFCL's own checker, case by case.
 
-For every entry of BFCL's single-turn Python categories, ``bfcl_perturb`` makes the
+For every entry of BFCL's single-turn categories, ``bfcl_perturb`` (Python) or
+``bfcl_literals`` (Java, JavaScript: the arguments as literal strings) makes the
 canonical answer and systematic perturbations of it (decoded model outputs). Each
 case gets two verdicts:
 

@@ -102,10 +102,11 @@ def test_a_run_of_part_of_a_category_is_marked_partial(
                            "entries)"]  # fmt: skip
     non_live = next(line for line in lines if line.startswith("Non-Live AST"))
     assert non_live.endswith(
-        "(partial: no multiple, parallel, parallel_multiple; simple_python: 2 of 3 entries)"
+        "(partial: no simple_java, simple_javascript, multiple, parallel, parallel_multiple;"
+        " simple_python: 2 of 3 entries; BFCL: 0.00%, counting them as 0)"
     )
     overall = next(line for line in lines if line.startswith("Overall"))
-    assert overall.endswith("; simple_python: 2 of 3 entries)")
+    assert overall.endswith("; simple_python: 2 of 3 entries; BFCL: 0.00%, counting them as 0)")
     # the whole category: no such mark
     out = run_cli(capsys, "bfcl", "summary", str(only_run_dir(whole)))[1]
     assert "entries" not in out

@@ -73,13 +73,31 @@ def test_categories_groups_and_overall(runs: list[Path]) -> None:
     assert summary.categories["multiple"].errored == 1
     groups = {g.name: (g.accuracy, g.missing) for g in summary.groups}
     assert groups == {
-        "Non-Live AST": (pytest.approx(0.5625), ()),  # unweighted: (.75 + .5 + 1 + 0) / 4
+        # unweighted: (.75 + .5 + 1 + 0) / 4, simple being simple_python alone
+        "Non-Live AST": (pytest.approx(0.5625), ("simple_java", "simple_javascript")),
         "Live AST": (0.75, ("live_parallel", "live_parallel_multiple")),  # by rows: 3 / 4
         "Irrelevance": (0.75, ()),  # unweighted: (.5 + 1) / 2, not 2 / 3
         "Relevance": (1.0, ()),
     }
     assert summary.overall == pytest.approx((0.5625 + 0.75 + 0.75) / 3)  # relevance not in it
-    assert summary.overall_missing == ("live_parallel", "live_parallel_multiple")
+    assert summary.overall_missing == (
+        "Multi-Turn",
+        "Agentic",
+        "simple_java",
+        "simple_javascript",
+        "live_parallel",
+        "live_parallel_multiple",
+    )
+    # BFCL's own figures count what is missing as 0: simple (.75 + 0 + 0) / 3; Live with
+    # the missing categories' entries (2 and 2 in the fixture data) as failures
+    bfcl = {g.name: g.bfcl_accuracy for g in summary.groups}
+    assert bfcl == {
+        "Non-Live AST": pytest.approx((0.25 + 0.5 + 1 + 0) / 4),
+        "Live AST": pytest.approx(3 / 8),
+        "Irrelevance": 0.75,
+        "Relevance": 1.0,
+    }
+    assert summary.bfcl_overall == pytest.approx((10 * 0.4375 + 10 * 0.375 + 10 * 0.75) / 100)
     assert summary.notes == [f"{runs[1]}: 1 result(s) are not BFCL rows (left out)"]
 
 
@@ -87,9 +105,16 @@ def test_the_table(runs: list[Path]) -> None:
     text = format_bfcl_summary(summarize_bfcl(runs))
     assert "simple_python" in text and "75.00%" in text
     assert "Non-Live AST                56.25%" in text
-    live = "Live AST                    75.00%  (partial: no live_parallel, live_parallel_multiple)"
+    live = (
+        "Live AST                    75.00%  (partial: no live_parallel, live_parallel_multiple;"
+        " BFCL: 37.50%, counting them as 0)"
+    )
     assert live in text.splitlines()
-    assert "Overall                     68.75%  (partial: no live_parallel" in text
+    assert "Irrelevance                 75.00%" in text.splitlines()  # whole: one figure
+    assert (
+        "Overall                     68.75%  (partial: no Multi-Turn, Agentic, simple_java" in text
+    )
+    assert text.splitlines()[-2].endswith("; BFCL: 15.63%, counting them as 0)")
     assert text.index("simple_python") < text.index("multiple") < text.index("live_simple")
 
 

@@ -2,24 +2,32 @@
 
 A category's accuracy is the fraction of its results whose ``bfcl_verdict`` score is
 1.0; an errored result, or one without that score, is a failure. The groups follow
-``bfcl_eval.eval_checker.eval_runner_helper.generate_leaderboard_csv``:
+``bfcl_eval.eval_checker.eval_runner_helper.generate_leaderboard_csv`` (bfcl-eval
+2026.3.23):
 
-- Non-Live AST: unweighted mean of simple, multiple, parallel, parallel_multiple
-  (BFCL's "simple" also averages in Java and JavaScript; here it is simple_python);
+- Non-Live AST: unweighted mean of simple, multiple, parallel, parallel_multiple, where
+  simple is the unweighted mean of simple_python, simple_java and simple_javascript;
 - Live AST: mean of live_simple, live_multiple, live_parallel, live_parallel_multiple
   weighted by their row counts;
 - Irrelevance: unweighted mean of irrelevance and live_irrelevance;
 - Relevance: live_relevance (shown, but not part of BFCL's overall);
 - Multi-Turn: unweighted mean of multi_turn_base, _miss_func, _miss_param, _long_context,
   scored by ``bfcl_multi_turn_verdict`` (shown when one of them ran);
-- Overall: BFCL weighs Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30 (and agentic
-  40, which agentloop does not run): the weighted mean over the groups that ran.
+- Agentic: unweighted mean of web search (unweighted: web_search_base,
+  web_search_no_snippet) and memory (unweighted: memory_kv, memory_vector,
+  memory_rec_sum), which agentloop does not run yet;
+- Overall: Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30, Agentic 40, divided by
+  100. Format sensitivity is not part of it (BFCL reports its spread apart).
 
-BFCL shows a group with a category not run as N/A and counts the category as 0; here a
-group is computed over the categories present and marked partial. A category run in part
-(``--limit``, ``sample_ids``, a run not finished) is marked partial too, with how many of
-its entries were run: the run's header (``run.json``) says how many rows its dataset has
-(``dataset: bfcl:<category>``), or that the run selected fewer rows than its dataset held.
+Two figures where categories are missing. BFCL counts a category not run as 0 (and, in
+Live's weighted mean, with all its entries): its figure is ``bfcl_accuracy`` /
+``bfcl_overall``. agentloop's own (``accuracy`` / ``overall``) is computed over the
+categories and groups that ran, and marked partial with what is missing. With every
+category run they are equal. A category run in part (``--limit``, ``sample_ids``, a run
+not finished) is marked partial too, with how many of its entries were run (BFCL, run
+so, scores the entries it has): the run's header (``run.json``) says how many rows its
+dataset has (``dataset: bfcl:<category>``), or that the run selected fewer rows than its
+dataset held.
 """
 
 from __future__ import annotations
@@ -33,28 +41,59 @@ from typing import Any
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES
 from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES
-from agentloop.errors import AgentloopError
+from agentloop.benchmarks.bfcl._package import bfcl_data_dir
+from agentloop.errors import AgentloopError, DatasetError
 
-__all__ = ["BfclSummary", "CategoryScore", "GroupScore", "format_bfcl_summary", "summarize_bfcl"]
+__all__ = [
+    "AGENTIC_CATEGORIES",
+    "BfclSummary",
+    "CategoryScore",
+    "GroupScore",
+    "format_bfcl_summary",
+    "summarize_bfcl",
+]
 
 VERDICT = "bfcl_verdict"
 MULTI_TURN_VERDICT = "agentloop.benchmarks:bfcl_multi_turn_verdict"
 
-# (group, member categories, weighted by rows?)
-_GROUPS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    ("Non-Live AST", ("simple_python", "multiple", "parallel", "parallel_multiple"), False),
+AGENTIC_CATEGORIES = (
+    "web_search_base",
+    "web_search_no_snippet",
+    "memory_kv",
+    "memory_vector",
+    "memory_rec_sum",
+)
+"""BFCL v4's categories agentloop does not run yet (they count in BFCL's overall)."""
+
+# A group's formula: a category, or (how, parts) with how "mean" (unweighted) or
+# "rows" (weighted by row counts), as generate_leaderboard_csv composes them.
+Formula = Any
+_GROUPS: tuple[tuple[str, Formula], ...] = (
+    (
+        "Non-Live AST",
+        (
+            "mean",
+            (
+                ("mean", ("simple_python", "simple_java", "simple_javascript")),
+                "multiple",
+                "parallel",
+                "parallel_multiple",
+            ),
+        ),
+    ),
     (
         "Live AST",
-        ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"),
-        True,
+        ("rows", ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")),
     ),
-    ("Irrelevance", ("irrelevance", "live_irrelevance"), False),
-    ("Relevance", ("live_relevance",), False),
-    ("Multi-Turn", MULTI_TURN_CATEGORIES, False),
+    ("Irrelevance", ("mean", ("irrelevance", "live_irrelevance"))),
+    ("Relevance", ("mean", ("live_relevance",))),
+    ("Multi-Turn", ("mean", MULTI_TURN_CATEGORIES)),
+    ("Agentic", ("mean", (("mean", AGENTIC_CATEGORIES[:2]), ("mean", AGENTIC_CATEGORIES[2:])))),
 )
 _ALL = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES
-# group -> BFCL's weight in the overall
-_OVERALL = {"Non-Live AST": 10, "Live AST": 10, "Irrelevance": 10, "Multi-Turn": 30}
+# group -> BFCL's weight in the overall (out of 100)
+_OVERALL = {"Non-Live AST": 10, "Live AST": 10, "Irrelevance": 10, "Multi-Turn": 30, "Agentic": 40}
+_SHOWN_WHEN_RUN = ("Multi-Turn", "Agentic")  # single-turn runs alone read as before
 
 
 @dataclass
@@ -100,6 +139,10 @@ class GroupScore:
     """Member categories without results (the accuracy is over the others)."""
     partial: tuple[str, ...] = ()
     """Member categories run in part, as ``category: N of M entries``."""
+    bfcl_accuracy: float | None = None
+    """BFCL's figure: a member not run counts as 0 (in a weighted mean, with all its
+    entries). None when that cannot be told: a weighted member missing and BFCL's data
+    not found to count its entries."""
 
 
 @dataclass
@@ -112,6 +155,8 @@ class BfclSummary:
     notes: list[str] = field(default_factory=list)
     overall_partial: tuple[str, ...] = ()
     """Categories of the overall run in part (``category: N of M entries``)."""
+    bfcl_overall: float | None = None
+    """BFCL's overall, what is missing counted as 0 (``GroupScore.bfcl_accuracy``)."""
 
 
 def _results_file(path: Path) -> Path:
@@ -186,17 +231,68 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             notes.append(f"{path}: {others} result(s) are not BFCL rows (left out)")
 
 
-def _group(name: str, members: tuple[str, ...], weighted: bool, scores: dict) -> GroupScore:
+Figure = tuple[float, int]  # (accuracy, rows)
+
+
+def _combine(how: str, values: list[Figure]) -> Figure:
+    rows = sum(n for _, n in values)
+    if how == "rows":  # BFCL's calculate_weighted_accuracy
+        return (sum(a * n for a, n in values) / rows if rows else 0.0), rows
+    return sum(a for a, _ in values) / len(values), rows  # calculate_unweighted_accuracy
+
+
+def _ran(formula: Formula, scores: dict[str, CategoryScore]) -> Figure | None:
+    """agentloop's figure: over the parts that ran; None when none did."""
+    if isinstance(formula, str):
+        score = scores.get(formula)
+        return (score.accuracy, score.total) if score is not None and score.total else None
+    how, parts = formula
+    found = [f for f in (_ran(p, scores) for p in parts) if f is not None]
+    return _combine(how, found) if found else None
+
+
+def _dataset_entries(category: str) -> int | None:
+    """The entries of a category in BFCL's data, or None when its file is not found."""
+    try:
+        path = bfcl_data_dir() / f"BFCL_v4_{category}.json"
+        with path.open(encoding="utf-8") as handle:
+            return sum(1 for line in handle if line.strip())
+    except (DatasetError, OSError):
+        return None
+
+
+def _as_bfcl(formula: Formula, scores: dict[str, CategoryScore]) -> Figure | None:
+    """BFCL's figure: a category not run is 0 with its dataset's entries (get_category_score)."""
+    if isinstance(formula, str):
+        ran = _ran(formula, scores)
+        if ran is not None:
+            return ran
+        entries = _dataset_entries(formula)
+        return None if entries is None else (0.0, entries)
+    how, parts = formula
+    values = [_as_bfcl(p, scores) for p in parts]
+    if how == "rows" and any(v is None for v in values):
+        return None  # the weights of the missing are unknown
+    return _combine(how, [v if v is not None else (0.0, 0) for v in values])
+
+
+def _categories(formula: Formula) -> tuple[str, ...]:
+    if isinstance(formula, str):
+        return (formula,)
+    return tuple(c for part in formula[1] for c in _categories(part))
+
+
+def _group(name: str, formula: Formula, scores: dict[str, CategoryScore]) -> GroupScore:
+    members = _categories(formula)
     present = [scores[c] for c in members if c in scores and scores[c].total]
     missing = tuple(c for c in members if c not in scores or not scores[c].total)
-    if not present:
-        return GroupScore(name, None, missing)
-    if weighted:
-        accuracy = sum(s.correct for s in present) / sum(s.total for s in present)
-    else:
-        accuracy = sum(s.accuracy for s in present) / len(present)
+    theirs = _as_bfcl(formula, scores)
+    bfcl = theirs[0] if theirs is not None else None
+    ours = _ran(formula, scores)
+    if ours is None:
+        return GroupScore(name, None, missing, bfcl_accuracy=bfcl)
     partial = tuple(f"{s.category}: {s.coverage}" for s in present if s.coverage)
-    return GroupScore(name, accuracy, missing, partial)
+    return GroupScore(name, ours[0], missing, partial, bfcl)
 
 
 def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
@@ -207,32 +303,49 @@ def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
     _tally([Path(p) for p in paths], scores, notes)
     if not scores:
         raise AgentloopError("no BFCL results in " + ", ".join(str(p) for p in paths))
-    groups = [_group(name, members, weighted, scores) for name, members, weighted in _GROUPS]
-    # single-turn runs alone read as before: Multi-Turn shows once one of its categories ran
-    groups = [g for g in groups if g.name != "Multi-Turn" or g.accuracy is not None]
-    counted = [g for g in groups if g.name in _OVERALL and g.accuracy is not None]
-    lacking = [g.name for g in groups if g.name in _OVERALL and g.accuracy is None]
+    every = [_group(name, formula, scores) for name, formula in _GROUPS]
+    counted = [g for g in every if g.name in _OVERALL and g.accuracy is not None]
+    lacking = [g.name for g in every if g.name in _OVERALL and g.accuracy is None]
     lacking += [c for g in counted for c in g.missing]
     weights = sum(_OVERALL[g.name] for g in counted)
     overall = (
         sum((g.accuracy or 0.0) * _OVERALL[g.name] for g in counted) / weights if counted else None
     )
+    theirs = [g.bfcl_accuracy for g in every if g.name in _OVERALL]
+    # BFCL's calculate_percentage_weighted_accuracy: the weights normalised to sum to 1
+    bfcl_overall = None
+    if all(a is not None for a in theirs):
+        total = sum(_OVERALL.values())
+        bfcl_overall = sum(
+            (g.bfcl_accuracy or 0.0) * (_OVERALL[g.name] / total)
+            for g in every
+            if g.name in _OVERALL
+        )
+    else:
+        notes.append(
+            "BFCL's overall is not shown: a Live category is missing and BFCL's data "
+            "(its entry counts) was not found"
+        )
+    groups = [g for g in every if g.name not in _SHOWN_WHEN_RUN or g.accuracy is not None]
     order = {c: i for i, c in enumerate(_ALL)}
     ordered = dict(sorted(scores.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
     for s in ordered.values():
         if s.unscored:
             notes.append(f"{s.category}: {s.unscored} result(s) without a {VERDICT} score")
     partial = tuple(p for g in counted for p in g.partial)
-    return BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial)
+    return BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial, bfcl_overall)
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
-def _partial(missing: Sequence[str], run_in_part: Sequence[str]) -> str:
-    """``  (partial: no a, b; c: 5 of 400 entries)``, or nothing when whole."""
+def _partial(missing: Sequence[str], run_in_part: Sequence[str], bfcl: float | None = None) -> str:
+    """``  (partial: no a, b; c: 5 of 400 entries; BFCL: 12.50%, ...)``, or nothing when
+    whole; BFCL's figure is said when something is missing."""
     parts = ([f"no {', '.join(missing)}"] if missing else []) + list(run_in_part)
+    if missing and bfcl is not None:
+        parts.append(f"BFCL: {_pct(bfcl)}, counting them as 0")
     return f"  (partial: {'; '.join(parts)})" if parts else ""
 
 
@@ -248,10 +361,11 @@ def format_bfcl_summary(summary: BfclSummary) -> str:
     for g in summary.groups:
         if g.accuracy is None:
             continue
-        lines.append(f"{g.name:<24} {_pct(g.accuracy):>9}{_partial(g.missing, g.partial)}")
+        partial = _partial(g.missing, g.partial, g.bfcl_accuracy)
+        lines.append(f"{g.name:<24} {_pct(g.accuracy):>9}{partial}")
     lines.append(
         f"{'Overall':<24} {_pct(summary.overall):>9}"
-        + _partial(summary.overall_missing, summary.overall_partial)
+        + _partial(summary.overall_missing, summary.overall_partial, summary.bfcl_overall)
     )
     lines.extend(f"note: {n}" for n in summary.notes)
     return "\n".join(lines)
