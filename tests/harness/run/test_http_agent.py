@@ -4,6 +4,7 @@ as the native loop; a service that fails or hangs fails its own sample only."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -17,10 +18,17 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("openai")
 
+import httpx
+import openai
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
 from agentloop.errors import ConfigError
 from agentloop.harness import load_config
 from tests.support.docs import block_with
 from tests.support.harness import add_setup, read_results, run_once
+from tests.support.openai_stub import StubResponse, StubServer, reply
+from tests.support.openai_stub import call as stub_call
 
 SERVICE_PY = block_with("ThreadingHTTPServer")
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,6 +68,14 @@ class Service:
                     self.end_headers()
                     self.wfile.write(body)
                     return
+                if self.path.startswith("/proto/"):  # another protocol at the model endpoint
+                    reply = asyncio.run(PROTOCOLS[self.path.removeprefix("/proto/")](task))
+                    answer = json.dumps({"reply": reply}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                    return
                 self.rfile = _Replay(raw)
                 super().do_POST()
 
@@ -72,6 +88,84 @@ class Service:
         self.release.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+async def _mcp_tools(task: dict[str, Any], run: Any) -> str:
+    headers = {"Authorization": f"Bearer {task['token']}"}
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(task["mcp_url"], http_client=http) as (r, w, _),
+        ClientSession(r, w) as session,
+    ):
+        await session.initialize()
+
+        async def call(name: str, args: dict[str, Any]) -> str:
+            return str((await session.call_tool(name, args)).content[0].text)  # type: ignore[union-attr]
+
+        return str(await run(call))
+
+
+async def _responses_agent(task: dict[str, Any]) -> str:
+    """A loop on OpenAI's Responses API, streamed."""
+    tools = [{"type": "function", **t["function"]} for t in task["tools"]]
+    items: list[Any] = [
+        {"role": m["role"], "content": m["content"]}
+        for m in task["messages"]
+        if m["role"] in ("system", "user")
+    ]
+
+    async def run(call: Any) -> str:
+        async with openai.AsyncOpenAI(base_url=task["model_base_url"], api_key=task["token"]) as c:
+            while True:
+                async with c.responses.stream(model="m", input=items, tools=tools) as events:
+                    response = await events.get_final_response()
+                items.extend(o.model_dump(exclude_none=True) for o in response.output)
+                calls = [o for o in response.output if o.type == "function_call"]
+                if not calls:
+                    return response.output_text
+                for o in calls:
+                    output = await call(o.name, json.loads(o.arguments))
+                    items.append(
+                        {"type": "function_call_output", "call_id": o.call_id, "output": output}
+                    )
+
+    return await _mcp_tools(task, run)
+
+
+async def _anthropic_agent(task: dict[str, Any]) -> str:
+    """A loop on Anthropic's messages protocol."""
+    anthropic = pytest.importorskip("anthropic")
+    tools = [
+        {"name": t["function"]["name"], "input_schema": t["function"]["parameters"]}
+        for t in task["tools"]
+    ]
+    messages: list[Any] = [
+        {"role": "user", "content": m["content"]} for m in task["messages"] if m["role"] == "user"
+    ]
+    base = task["model_base_url"].removesuffix("/v1")
+
+    async def run(call: Any) -> str:
+        async with anthropic.AsyncAnthropic(base_url=base, api_key=task["token"]) as c:
+            while True:
+                reply = await c.messages.create(
+                    model="m", max_tokens=100, messages=messages, tools=tools
+                )
+                content = [b.model_dump(exclude_none=True) for b in reply.content]
+                messages.append({"role": "assistant", "content": content})
+                uses = [b for b in reply.content if b.type == "tool_use"]
+                if not uses:
+                    return "".join(b.text for b in reply.content if b.type == "text")
+                results = [
+                    {"type": "tool_result", "tool_use_id": u.id,
+                     "content": await call(u.name, dict(u.input))}
+                    for u in uses
+                ]  # fmt: skip
+                messages.append({"role": "user", "content": results})
+
+    return await _mcp_tools(task, run)
+
+
+PROTOCOLS = {"responses": _responses_agent, "messages": _anthropic_agent}
 
 
 class _Replay:
@@ -251,3 +345,48 @@ def test_a_remote_service_loads_when_allowed_and_a_missing_header_variable_stops
     config = add_setup(tmp_path, 1, agent=agent)
     assert main(["run", str(config), "--no-preflight"]) != 0
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def _adder(body: dict[str, Any]) -> StubResponse:
+    """A provider calling add(i, 1) for "What is i + 1?", then answering with the result."""
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        answer = reply(last["content"])
+    else:
+        a = int(last["content"].split()[2])
+        answer = reply(tool_calls=[stub_call("add", {"a": a, "b": 1}, id=f"c{a}")])
+    answer.body["usage"] = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    return answer
+
+
+@pytest.mark.parametrize("protocol", ["responses", "messages"])
+def test_each_protocol_is_priced_and_scored_as_the_native_run(
+    tmp_path: Path, service: Service, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    if protocol == "messages":
+        pytest.importorskip("anthropic")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-key")
+    fields: dict[str, Any] = {
+        "model": "openai:m",
+        "preflight": False,
+        "prices": {"openai:m": {"input": 2.0, "output": 8.0}},
+    }
+    with StubServer(handler=_adder) as stub:
+        fields["model_options"] = {"base_url": stub.url}
+        native = _lines(run_once(add_setup(tmp_path, 2, **fields)))
+        agent = {"url": f"{service.url}/proto/{protocol}"}
+        outside = _lines(run_once(add_setup(tmp_path, 2, agent=agent, **fields)))
+        keys = {h["authorization"] for h in stub.headers}
+    assert keys == {"Bearer sk-the-users-key"}  # agentloop's credentials, not the token
+    for key, line in outside.items():
+        assert line["status"] == "ok", line.get("error")
+        assert line["scores"] == native[key]["scores"]
+        assert line["scores"]["qa_f1_reward"]["score"] == 1.0
+        assert line["usage"] == native[key]["usage"]
+        assert (
+            line["cost_usd"]
+            == native[key]["cost_usd"]
+            == pytest.approx((200 * 2.0 + 40 * 8.0) / 1e6)
+        )
+        assert _wire(line) == _wire(native[key])
+        assert line["agent_notes"] == []
