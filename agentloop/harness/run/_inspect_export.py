@@ -151,16 +151,22 @@ def _usage(usage: Mapping[str, Any] | None, cost: float | None = None) -> ModelU
     )
 
 
-def _limit(stop: str | None) -> Any:
+_LIMITS = {"token_limit": "token", "time_limit": "time", "max_rounds": "message"}
+
+
+def _limit(stop: str | None, config: Mapping[str, Any]) -> Any:
+    """Inspect's limit record of a sample a limit stopped (the config's value as its limit)."""
     from inspect_ai.log import EvalSampleLimit
 
-    kinds = {"token_limit": "token", "time_limit": "time", "max_rounds": "message"}
-    if stop not in kinds:
+    if stop not in _LIMITS:
         return None
-    return EvalSampleLimit(type=kinds[stop], limit=0, reason=stop)  # type: ignore[arg-type]
+    value = float(config.get(stop) or 0)  # the config field is named as the stop reason
+    return EvalSampleLimit(type=_LIMITS[stop], limit=value, reason=stop)  # type: ignore[arg-type]
 
 
-def _sample(line: Mapping[str, Any], model: str, user_model: str | None) -> EvalSample:
+def _sample(
+    line: Mapping[str, Any], model: str, user_model: str | None, config: Mapping[str, Any]
+) -> EvalSample:
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import Score
@@ -216,7 +222,7 @@ def _sample(line: Mapping[str, Any], model: str, user_model: str | None) -> Eval
         total_time=line.get("wall_time_s"),
         started_at=line.get("started_at"),
         error=error,
-        limit=_limit(raw.get("stop_reason")),
+        limit=_limit(raw.get("stop_reason"), config),
     )
 
 
@@ -273,7 +279,7 @@ def inspect_log(run_dir: str | Path) -> EvalLog:
     user = config.get("user") or {}
     user_model = user.get("model") if isinstance(user, Mapping) else None
     lines = list(latest_results(folder / RESULTS_FILE))
-    samples = [_sample(line, model, user_model) for line in lines]
+    samples = [_sample(line, model, user_model, config) for line in lines]
     summary_path = folder / "summary.json"
     summary = read_json(summary_path) if summary_path.is_file() else {}
     usage: dict[str, ModelUsage] = {}

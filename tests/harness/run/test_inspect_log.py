@@ -355,3 +355,26 @@ def test_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "not a run directory" in capsys.readouterr().err
     assert only_run_dir(tmp_path / "runs") == run_dir
     assert inspect_log(run_dir).samples is not None
+
+
+def test_a_limit_goes_out_as_inspects_and_comes_back_as_a_stop_reason(tmp_path: Path) -> None:
+    from inspect_ai.log import EvalSampleLimit
+
+    replies = [ask(call(f"c{i}", "add", {"a": i, "b": 1})) for i in range(2)]
+    script = write_json(tmp_path / "s.json", {"*": replies})
+    config = add_setup(tmp_path, n=1, model=f"scripted:{script}", max_rounds=1,
+                       at_max_rounds="stop", preflight=False)  # fmt: skip
+    run_dir = run_once(config)
+    (line,) = read_results(run_dir)
+    assert line["stop_reason"] == "max_rounds"
+    (sample,) = inspect_log(run_dir).samples or []
+    assert sample.limit is not None
+    assert (sample.limit.type, sample.limit.limit) == ("message", 1.0)
+    # a log from elsewhere: Inspect's limit is the stop reason
+    other = _sample("s0000", 1, "")
+    other.limit = EvalSampleLimit(type="token", limit=100)
+    back = tmp_path / "in"
+    import_inspect(_foreign_log(tmp_path / "o.eval", [other]), back, load_config(config),
+                   str(config))  # fmt: skip
+    (imported,) = read_results(back)
+    assert imported["stop_reason"] == "token_limit"
