@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,10 @@ from agentloop.evals import bfcl_verdict
 
 from agentloop.benchmarks.bfcl._convert import openai_name
 from agentloop.benchmarks.bfcl._data import bfcl_rows
-from agentloop.benchmarks.bfcl._package import bfcl_package
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
+from agentloop.benchmarks.bfcl._summary import format_bfcl_summary, summarize_bfcl
+from agentloop.cli import main
+from tests.support.harness import ROOT, only_run_dir, read_results
 
 LANGUAGES = ("simple_java", "simple_javascript")
 
@@ -107,3 +111,29 @@ def test_a_literal_bfcls_converter_raises_on_fails_without_raising() -> None:
     result = verdict(row, id="42L", sort="9" * 5000)  # more digits than int() reads
     assert result.score == 0.0
     assert "converter raised ValueError" in result.reason
+
+
+def test_the_offline_recipe_of_simple_java(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # configs/bfcl/simple_java.yaml's recipe (docs/pages/bfcl.md): the first 10 rows,
+    # written as Java literals, scored on BFCL's data by its verdict
+    monkeypatch.delenv(BFCL_DATA_ENV)
+    monkeypatch.chdir(ROOT)
+    argv = ["run", "configs/bfcl/simple_java.yaml", "--limit", "10", "--output-dir", str(tmp_path),
+            "--model", "scripted:configs/scripts/bfcl_simple_java.json"]  # fmt: skip
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    lines = {
+        line["id"]: line["scores"]["bfcl_verdict"] for line in read_results(only_run_dir(tmp_path))
+    }
+    failed = {sid: v["reason"] for sid, v in lines.items() if v["score"] != 1.0}
+    assert failed == {
+        "simple_java_6": "simple_java: call 0 ('SpreadsheetPresentation_refreshData'): type of "
+        "'refreshMetadata': expected a string (Java boolean), got bool",
+        "simple_java_8": "simple_java: call 0 ('EFSNIOFile_setContents'): type of 'keepHistory': "
+        "expected boolean, got str",
+    }
+    summary = summarize_bfcl([only_run_dir(tmp_path)])
+    assert summary.categories["simple_java"].accuracy == pytest.approx(0.8)
+    assert "(partial: 10 of 100 entries)" in format_bfcl_summary(summary)
