@@ -130,7 +130,7 @@ def _read_span(raw: Mapping[str, Any], resource: dict[str, Any]) -> Span:
     status = raw.get("status") or {}
     code = status.get("code", 0)
     if isinstance(code, str):  # protobuf's JSON mapping allows the enum's name too
-        code = {"STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}.get(code, 0)
+        code = {"STATUS_CODE_OK": 1, "OK": 1, "STATUS_CODE_ERROR": 2, "ERROR": 2}.get(code, 0)
     kind = raw.get("kind", 0)
     return Span(
         trace_id=str(raw.get("traceId") or ""),

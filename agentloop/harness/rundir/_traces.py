@@ -12,7 +12,8 @@ another model span is the same request seen twice, by two instrumentations: the 
   LangChain instrumentation write: ``gen_ai.completion.<i>.content``,
   ``gen_ai.completion.<i>.tool_calls.<j>.name`` / ``.arguments`` / ``.id``;
 - OpenInference's, which Phoenix's instrumentations of LangChain/LangGraph and of the OpenAI
-  Agents SDK write: ``LLM`` spans with ``llm.output_messages.<i>.message.content`` and
+  Agents SDK write: ``LLM`` spans with ``llm.output_messages.<i>.message.content`` (or its
+  text parts, ``.message.contents.<k>.message_content.text``) and
   ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.function.name`` / ``.arguments``
   / ``tool_call.id``.
 
@@ -135,6 +136,10 @@ def _flat_reply(attributes: Mapping[str, Any], prefix: str, call: str) -> dict[s
     if prefix == "llm.output_messages.":
         fields = {k.removeprefix("message."): v for k, v in fields.items()}
     text = fields.get("content")
+    if text is None:  # OpenInference's list form (the OpenAI Agents SDK's spans): text parts
+        parts = _indexed(fields, "contents.")
+        texts = [p.get("message_content.text") for _, p in sorted(parts.items())]
+        text = "".join(t for t in texts if isinstance(t, str)) if parts else None
     calls = []
     for _, c in sorted(_indexed(fields, "tool_calls.").items()):
         name_key = f"{call}name"

@@ -163,9 +163,12 @@ def _openinference(trace: int, i: int) -> list[dict[str, Any]]:
         _span(trace, 5, 2, {"openinference.span.kind": "LLM",
                             "llm.output_messages.0.message.content": "ignored"}, 21),
         _span(trace, 3, 1, {"openinference.span.kind": "TOOL", "tool.name": "add"}, 30),
+        # the OpenAI Agents SDK's spans hold the reply's text as parts
         _span(trace, 4, 1, {"openinference.span.kind": "LLM",
                             "llm.output_messages.0.message.role": "assistant",
-                            "llm.output_messages.0.message.content": str(i + 1)}, 40),
+                            "llm.output_messages.0.message.contents.0.message_content.type": "text",
+                            "llm.output_messages.0.message.contents.0.message_content.text":
+                                str(i + 1)}, 40),
     ]  # fmt: skip
 
 
