@@ -137,3 +137,23 @@ def test_the_offline_recipe_of_simple_java(
     summary = summarize_bfcl([only_run_dir(tmp_path)])
     assert summary.categories["simple_java"].accuracy == pytest.approx(0.8)
     assert "(partial: 10 of 100 entries)" in format_bfcl_summary(summary)
+
+
+def test_without_bfcl_eval_the_verdict_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentloop.evals import _bfcl_languages
+
+    def no_package(name: str) -> Any:
+        raise ImportError(name)
+
+    _bfcl_languages._loaded.cache_clear()
+    monkeypatch.setattr(_bfcl_languages.importlib, "import_module", no_package)
+    try:
+        with pytest.raises(ValueError, match=r"pip install --no-deps 'bfcl-eval==2026\.3\.23'"):
+            _bfcl_languages.bfcl_language("simple_javascript")
+        assert _bfcl_languages.bfcl_language("simple_python") is None  # Python needs none
+    finally:
+        monkeypatch.undo()
+        _bfcl_languages._loaded.cache_clear()
+    assert _bfcl_languages.bfcl_language("simple_javascript").name == "JavaScript"
