@@ -272,3 +272,68 @@ def test_an_id_with_glob_characters_selects_that_row_alone() -> None:
     pattern = _literal("a[1]*?")
     assert fnmatchcase("a[1]*?", pattern)
     assert not any(fnmatchcase(other, pattern) for other in ("a1xx", "a[1]xy", "a[1]*"))
+
+
+def _otlp_json(spans: Any) -> dict[str, Any]:
+    """SDK spans as a collector writes them: OTLP protobuf in protobuf's JSON mapping, ids hex."""
+    import base64
+
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    request = json_format.MessageToDict(encode_spans(spans))
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+    return request
+
+
+def test_a_langgraph_agent_traced_by_openinference_scores_here(tmp_path: Path) -> None:
+    pytest.importorskip("openinference.instrumentation.langchain")
+    import warnings
+
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import create_react_agent
+    from langgraph.warnings import LangGraphDeprecatedSinceV10
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agentloop.testing import ScriptedChatModel
+    from tests.support.harness import add_script
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    scripts = add_script(3)
+    scripts["s0002"][-1] = "4"  # a wrong answer: 2 + 1 is 3
+    try:
+        for sample, replies in scripts.items():
+            with warnings.catch_warnings():  # moved to langchain.agents in LangGraph 1.0
+                warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
+                agent = create_react_agent(ScriptedChatModel(replies), [add])
+            question = f"What is {int(sample[1:])} + 1?"
+            agent.invoke(
+                {"messages": [("user", question)]}, config={"metadata": {"sample_id": sample}}
+            )
+    finally:
+        instrumentor.uninstrument()
+    write_json(tmp_path / "t.json", _otlp_json(exporter.get_finished_spans()))
+    config = add_setup(tmp_path, n=3)
+    out = tmp_path / "in"
+    assert main(["import", "otel", str(tmp_path / "t.json"), str(out), "--config", str(config),
+                 "--sample-attribute", "metadata.sample_id"]) == 0  # fmt: skip
+    (run,) = [d for d in out.iterdir() if d.is_dir()]
+    scores = {x["id"]: x["scores"]["qa_f1_reward"]["score"] for x in read_results(run)}
+    assert scores == {"s0000": 1.0, "s0001": 1.0, "s0002": 0.0}
