@@ -12,7 +12,10 @@ reads). Each sample (its ``id`` and ``epoch``) becomes a trajectory:
   ``malformed`` when unparsed); a user message after a reply opens a new turn;
 - the stop reason: ``error`` for a sample with an ``error``, ``token_limit`` /
   ``time_limit`` for a token or time ``limit``, ``max_rounds`` for a message or turn limit,
-  else ``final`` (``tool_calls`` when the last reply's calls went unanswered);
+  ``tool_calls`` when the last reply's calls went unanswered; with a config's simulated
+  user (``user:``), ``user_stop`` / ``agent_stop`` when the last message is the user's
+  holding one of its ``stop_signals`` / the agent's holding one of its
+  ``agent_stop_signals``; else ``final``;
 - its token usage, the sum of the sample's ``model_usage``.
 
 A log that ``agentloop export inspect`` wrote carries what Inspect's messages cannot
@@ -49,7 +52,7 @@ from agentloop.engine._trajectory import (
     TurnRecord,
 )
 from agentloop.errors import AgentloopError
-from agentloop.harness.config._fields import EvalConfig
+from agentloop.harness.config._fields import EvalConfig, UserConfig
 from agentloop.harness.data._dataset import iter_samples
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.run._environment import environment_input, recorded_states
@@ -151,21 +154,39 @@ _LIMITS = {"token": "token_limit", "time": "time_limit", "working": "time_limit"
            "message": "max_rounds", "turn": "max_rounds"}  # fmt: skip
 
 
-def sample_trajectory(sample: EvalSample) -> Trajectory:
-    """One Inspect sample's conversation as a trajectory (see the module)."""
+def _signalled(wire: list[dict[str, Any]], user: UserConfig | None) -> tuple[str, str] | None:
+    """With a simulated user: (stop reason, signal) when the conversation's last message is
+    the user's holding one of its stop signals, or the agent's holding one of its."""
+    said = [m for m in wire if m.get("role") in ("user", "assistant")]
+    if user is None or not said:
+        return None
+    last = said[-1]
+    text = str(last.get("content") or "")
+    signals = user.stop_signals if last["role"] == "user" else user.agent_stop_signals
+    signal = next((s for s in signals if s in text), None)
+    if signal is None:
+        return None
+    return ("user_stop" if last["role"] == "user" else "agent_stop"), signal
+
+
+def sample_trajectory(sample: EvalSample, user: UserConfig | None = None) -> Trajectory:
+    """One Inspect sample's conversation as a trajectory (see the module); ``user``: the
+    config's simulated user, whose stop signals say how a conversation ended."""
     wire = wire_messages(list(sample.messages))
     kept = (sample.metadata or {}).get(AGENTLOOP_KEY) or {}
     recorded = kept.get("trajectory") if isinstance(kept, Mapping) else None
     if isinstance(recorded, Mapping):  # an agentloop export: the record as it was
         return Trajectory.model_validate({**recorded, "messages": wire})
     steps, turns = _steps(wire)
-    stop = "final"
+    stop, signal = "final", None
     if sample.error is not None:
         stop = "error"
     elif sample.limit is not None and sample.limit.type in _LIMITS:
         stop = _LIMITS[sample.limit.type]
     elif steps and any(c.status == "not_run" for c in steps[-1].tool_calls):
         stop = "tool_calls"
+    elif signalled := _signalled(wire, user):
+        stop, signal = signalled
     turns[-1].stop_reason = stop  # type: ignore[assignment]
     usage = TokenUsage()
     for part in (sample.model_usage or {}).values():
@@ -185,6 +206,7 @@ def sample_trajectory(sample: EvalSample) -> Trajectory:
         error=sample.error.message if sample.error is not None else None,
         wall_time_s=float(sample.total_time or 0.0),
         turns=turns if len(turns) > 1 else None,
+        stop_signal=signal,
     )
     built.usage = usage
     return built
@@ -203,10 +225,14 @@ class InspectImport:
 
 
 async def _line(
-    p: Prepared, sample: EvalSample, rows: Mapping[str, Sample], model: str
+    p: Prepared,
+    sample: EvalSample,
+    rows: Mapping[str, Sample],
+    model: str,
+    user: UserConfig | None,
 ) -> tuple[str, bool]:
     kept = (sample.metadata or {}).get(AGENTLOOP_KEY) or {}
-    trajectory = sample_trajectory(sample)
+    trajectory = sample_trajectory(sample, user)
     sid, epoch = str(sample.id), int(sample.epoch)
     row = rows.get(sid)
     record: dict[str, Any] = {
@@ -288,6 +314,7 @@ def import_inspect(
     samples = list(log.samples or [])
     if not samples:
         raise AgentloopError(f"{source}: the log has no samples (written with log_samples off?)")
+    user = config.user
     config = config.model_copy(update={"mode": "score", "agent": None, "user": None})
     p = prepare(config, config_path)
     ids = {str(s.id) for s in samples}
@@ -308,7 +335,7 @@ def import_inspect(
     async def write_all() -> None:
         with ResultWriter(folder / RESULTS_FILE) as writer:
             for sample in samples:
-                line, missing = await _line(p, sample, rows, model)
+                line, missing = await _line(p, sample, rows, model, user)
                 writer.write(line)
                 if missing:
                     unmatched.append(str(sample.id))

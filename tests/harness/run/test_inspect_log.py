@@ -233,9 +233,20 @@ def test_a_round_trip_through_an_eval_file_re_scores_the_same(
     for line in after:  # the conversation itself came back
         assert line["trajectory"]["messages"] == was[line["id"], line["epoch"]]["trajectory"][
             "messages"]  # fmt: skip
-    # a run directory the other commands read: score again, with the same result
-    assert main(["summary", str(back)]) == 0
+    assert main(["summary", str(back)]) == 0  # a run directory the other commands read
     assert read_header(back)["imported"]["format"] == "inspect"
+    # Inspect's own fields alone (agentloop's metadata dropped, as in a log from elsewhere):
+    # the same scores too (τ²-bench's stop reason from the user's stop signal)
+    log = read_eval_log(str(out))
+    for sample in log.samples or []:
+        sample.metadata.pop("agentloop")
+        for message in sample.messages:
+            message.metadata = None
+    write_eval_log(log, str(tmp_path / "bare.eval"))
+    bare = tmp_path / "bare"
+    assert main(["import", "inspect", str(tmp_path / "bare.eval"), str(bare), "--config",
+                 config]) == 0  # fmt: skip
+    assert _scores(read_results(bare)) == _scores(before)
 
 
 # -- a log of another Inspect task: messages only ------------------------------------------
