@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agentloop.errors import ConfigError
 from agentloop.harness import load_config
 from tests.support.docs import block_with
-from tests.support.harness import add_setup, read_results, run_once
+from tests.support.harness import add_setup, ask, call, read_results, run_once, write_json
 from tests.support.openai_stub import StubResponse, StubServer, reply
 from tests.support.openai_stub import call as stub_call
 
@@ -390,3 +390,23 @@ def test_each_protocol_is_priced_and_scored_as_the_native_run(
         )
         assert _wire(line) == _wire(native[key])
         assert line["agent_notes"] == []
+
+
+def test_the_round_cap_holds_at_the_endpoint_as_in_the_loop(
+    tmp_path: Path, service: Service
+) -> None:
+    script = {"*": [ask(call(f"c{k}", "add", {"a": k, "b": 1})) for k in range(4)] + ["done"]}
+    config = add_setup(tmp_path, 2, max_rounds=2)
+    write_json(tmp_path / "script.json", script)
+    native = _lines(run_once(config))
+    config = add_setup(tmp_path, 2, max_rounds=2, agent={"url": f"{service.url}/agent"})
+    write_json(tmp_path / "script.json", script)
+    outside = _lines(run_once(config))
+    for key, line in outside.items():
+        assert line["status"] == "ok"
+        assert line["stop_reason"] == native[key]["stop_reason"] == "max_rounds"
+        assert _wire(line) == _wire(native[key])
+        assert line["tool_calls_by_status"] == {"ok": 2, "round_limit": 1}
+        # the service's next request was refused (403) and it fell over: a stop, noted
+        (note,) = line["agent_notes"]
+        assert f"agent.url {service.url}/agent" in note
