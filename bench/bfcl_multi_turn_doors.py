@@ -22,7 +22,11 @@ Compared per entry with the native line: the trajectory (``messages`` without La
 message ids, each step's calls with their results and statuses, ``turns`` with their
 states, ``stop_reason``) and the scores (``bfcl_multi_turn_verdict`` first). Prints a table
 (door x category x script: entries, same trajectory, same verdict, errors), every
-difference with what differs, and the time each door took.
+difference with what differs (and its reason, when it is one the docs name: exit status 1
+for any other), and the time each door took. On every entry (``--full``, LangGraph, 297 s
+here): 1598 of 1600 trajectories the same, every verdict the same; the two others are
+``multi_turn_miss_func_49``'s call to ``tail`` before its turn adds it, which LangGraph's
+``ToolNode`` answers in its own words.
 
 By default a deterministic subset (``make bench``, about two minutes here on a loaded
 machine): the first 3 entries of each multi-turn category (BFCL's order), both scripts,
@@ -106,6 +110,23 @@ def _record(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+UNKNOWN_TOOL = (
+    "reason: a call to a tool the agent was not given, answered by LangGraph's ToolNode in "
+    "its own words where the loop answers with the benchmark's text (own-agent.md, known "
+    "differences); the verdict reads states and results of the calls run, not this text"
+)
+
+
+def _reason(door: dict[str, Any], message: Any) -> str | None:
+    """Why a message differs, when it is a difference the docs name."""
+    if not isinstance(message, dict) or message.get("role") != "tool":
+        return None
+    steps = (door.get("trajectory") or {}).get("steps") or []
+    calls = {c["id"]: c for s in steps for c in s["tool_calls"]}
+    call = calls.get(message.get("tool_call_id"))
+    return UNKNOWN_TOOL if call is not None and call["status"] == "unknown_tool" else None
+
+
 def difference(native: dict[str, Any], door: dict[str, Any]) -> tuple[str | None, str | None]:
     """The first part of the trajectory that differs (or None), and whether the scores do."""
     if door.get("error") and not native.get("error"):
@@ -121,6 +142,8 @@ def difference(native: dict[str, Any], door: dict[str, Any]) -> tuple[str | None
                     trajectory = f"{part}: {len(a)} natively, {len(b)} through the door"
                 else:
                     trajectory = f"{part}[{at}]: native {a[at]!r:.200} / door {b[at]!r:.200}"
+                    if why := _reason(door, b[at]):
+                        trajectory = f"{trajectory} ({why})"
             else:
                 trajectory = f"{part}: native {a!r:.200} / door {b!r:.200}"
             break
@@ -216,7 +239,7 @@ def main() -> int:
                                 differences.append(f"{door} {category} {kind} {key}: {what}")
     took = time.perf_counter() - started
     if args.full:
-        print(f"every entry, both scripts, both doors, {took:.0f} s\n")
+        print(f"every entry, both scripts, through {', '.join(doors)}, {took:.0f} s\n")
     else:
         print(
             f"the first {args.limit} entries of each category, both scripts (the command: the "
@@ -234,10 +257,11 @@ def main() -> int:
     print("\nseconds per door (rows read, environments built, conversations run and scored):")
     for key, value in sorted(seconds.items()):
         print(f"  {key:<10} {value:7.1f}")
-    print(f"\ndifferences: {len(differences)}")
+    unexplained = [d for d in differences if "(reason: " not in d]
+    print(f"\ndifferences: {len(differences)}, {len(unexplained)} without a known reason")
     for line in differences[:200]:
         print(f"  {line}")
-    return 0 if not differences else 1
+    return 0 if not unexplained else 1
 
 
 if __name__ == "__main__":
