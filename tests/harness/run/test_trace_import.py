@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agentloop.benchmarks.bfcl._data import bfcl_rows
@@ -337,3 +338,51 @@ def test_a_langgraph_agent_traced_by_openinference_scores_here(tmp_path: Path) -
     (run,) = [d for d in out.iterdir() if d.is_dir()]
     scores = {x["id"]: x["scores"]["qa_f1_reward"]["score"] for x in read_results(run)}
     assert scores == {"s0000": 1.0, "s0001": 1.0, "s0002": 0.0}
+
+
+def test_a_pydantic_ai_agent_s_genai_spans_import_and_score(tmp_path: Path) -> None:
+    pytest.importorskip("pydantic_ai")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    answers = {"s0000": "1", "s0001": "2", "s0002": "no idea"}
+    agents = []
+    for sample, answer in answers.items():
+        a = int(sample[1:])
+
+        def reply(
+            messages: list[ModelMessage], info: AgentInfo, a: int = a, answer: str = answer
+        ) -> ModelResponse:
+            if len(messages) == 1:
+                return ModelResponse(parts=[ToolCallPart("add", {"a": a, "b": 1}, f"c{a}")])
+            return ModelResponse(parts=[TextPart(answer)])
+
+        agent = Agent(FunctionModel(reply), metadata={"sample_id": sample})
+        agent.tool_plain(lambda a, b: a + b, name="add")
+        agent.instrument = settings  # pydantic-ai's own GenAI spans (semconv message parts)
+        agents.append((agent, f"What is {a} + 1?"))
+
+    async def run_all() -> None:  # run_sync leaves its event loop open
+        for agent, question in agents:
+            await agent.run(question)
+
+    anyio.run(run_all)
+    write_json(tmp_path / "t.json", _otlp_json(exporter.get_finished_spans()))
+    config = add_setup(tmp_path, n=3)
+    out = tmp_path / "in"
+    assert main(["import", "otel", str(tmp_path / "t.json"), str(out), "--config", str(config),
+                 "--sample-attribute", "metadata.sample_id"]) == 0  # fmt: skip
+    (run,) = [d for d in out.iterdir() if d.is_dir()]
+    lines = read_results(run)
+    scores = {x["id"]: x["scores"]["qa_f1_reward"]["score"] for x in lines}
+    assert scores == {"s0000": 1.0, "s0001": 1.0, "s0002": 0.0}
+    assert all(x["tool_calls_by_status"] == {"ok": 1} for x in lines)
