@@ -28,8 +28,8 @@ from agentloop.harness.run._external_agent import ExternalAgentError, Served, ex
 
 __all__ = ["AgentHttpError", "http_factory", "resolve_headers"]
 
-BODY_TAIL = 2000
-"""Characters of an unexpected answer's body kept in the sample's error."""
+BODY_HEAD = 2000
+"""The first characters of an unexpected answer's body kept in the sample's error."""
 
 
 class AgentHttpError(ExternalAgentError):
@@ -52,17 +52,17 @@ def resolve_headers(headers_env: dict[str, str], dotenv: str = ".env") -> dict[s
     return values
 
 
-def _body_tail(response: httpx.Response) -> str:
+def _body_head(response: httpx.Response) -> str:
     text = response.text.strip()
     if not text:
         return "an empty body"
-    return f"{'...' if len(text) > BODY_TAIL else ''}{text[:BODY_TAIL]}"
+    return f"{text[:BODY_HEAD]}{'...' if len(text) > BODY_HEAD else ''}"
 
 
 def _reply(url: str, response: httpx.Response) -> str:
     if not response.is_success:
         raise AgentHttpError(
-            f"agent.url {url} answered HTTP {response.status_code}: {_body_tail(response)}"
+            f"agent.url {url} answered HTTP {response.status_code}: {_body_head(response)}"
         )
     try:
         body: Any = json.loads(response.content)
@@ -73,7 +73,7 @@ def _reply(url: str, response: httpx.Response) -> str:
         return ""
     if not isinstance(reply, str):
         raise AgentHttpError(
-            f"agent.url {url} answered {_body_tail(response)}; expected a JSON object "
+            f"agent.url {url} answered {_body_head(response)}; expected a JSON object "
             '{"reply": "..."}'
         )
     return reply.rstrip()
