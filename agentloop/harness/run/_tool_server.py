@@ -26,6 +26,8 @@ from typing import Any
 import anyio
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agentloop.harness.run._file_limit import raise_file_limit
+
 __all__ = ["CallHandler", "ToolServer", "serve_tools"]
 
 CallHandler = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
@@ -147,6 +149,7 @@ async def serve_tools(
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
         return types.CallToolResult(content=content, isError=failed)
 
+    raise_file_limit()  # a hundred episodes at once pass a common soft limit (the module's doc)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind((HOST, 0))
     # Accepted connections inherit it: without, a small answer waits ~40 ms for an ACK
