@@ -1,7 +1,7 @@
 """The agents in examples/ (LangGraph in process; a plain openai-SDK script, the OpenAI Agents
 SDK and pydantic-ai as commands over the model endpoint and MCP) record and score as the
-native loop does: τ²-bench's mock domain with its scripted user, and AgentDojo's banking rows,
-attacked and not. BFCL multi-turn rows are not yet run by an agent of your own."""
+native loop does: τ²-bench's mock domain with its scripted user, AgentDojo's banking rows,
+attacked and not, and BFCL multi-turn entries whose turns add tools."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 
+from agentloop.benchmarks.bfcl._data import bfcl_rows
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
 from agentloop.cli import main
 from tests.support.docs import block_with
+from tests.support.harness import bench_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -160,6 +163,54 @@ def test_each_example_plays_agentdojo_attacked_and_not_as_the_native_loop(
         "user_task_3+injection_task_1": {"utility": 1.0, "security": 1.0},
         "user_task_4+injection_task_1": {"utility": 1.0, "security": 0.0},
     }
+
+
+BFCL = "configs/bfcl/multi_turn_miss_func.yaml"  # turns that add the functions held back
+# the fixture's first entry: five turns, ten calls, the fourth turn adds a function (a process
+# per turn for a command: the fixture's three entries take minutes)
+BFCL_ROWS = "sample_ids=[multi_turn_miss_func_0]"
+
+
+@pytest.fixture(scope="module")
+def bfcl_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """BFCL's ground truth as replies (one reply per step, "Done." ends each turn) for the
+    fixture's three entries (tests/data/bfcl)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(BFCL_DATA_ENV, str(ROOT / "tests/data/bfcl"))
+        rows = list(bfcl_rows("multi_turn_miss_func"))
+    script = bench_module("bfcl_multi_turn_scripted").script(rows, False)
+    path = tmp_path_factory.mktemp("scripts") / "bfcl.json"
+    path.write_text(json.dumps(script))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bfcl_native(
+    tmp_path_factory: pytest.TempPathFactory, bfcl_script: Path
+) -> dict[str, dict[str, Any]]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(BFCL_DATA_ENV, str(ROOT / "tests/data/bfcl"))
+        config = (BFCL, "--model", f"scripted:{bfcl_script}", "--set", BFCL_ROWS)
+        return _run(tmp_path_factory.mktemp("native"), *config)
+
+
+@pytest.mark.parametrize("door", list(DOORS))
+def test_each_example_plays_bfcl_multi_turn_as_the_native_loop(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    door: str,
+    bfcl_script: Path,
+    bfcl_native: dict[str, dict[str, Any]],
+) -> None:
+    monkeypatch.setenv(BFCL_DATA_ENV, str(ROOT / "tests/data/bfcl"))
+    config = (BFCL, "--model", f"scripted:{bfcl_script}", "--set", BFCL_ROWS)
+    own = _run(tmp_path, *config, *_door(door))
+    _agrees(own, bfcl_native)
+    verdicts = {k: line["scores"]["agentloop.benchmarks:bfcl_multi_turn_verdict"]["score"]
+                for k, line in own.items()}  # fmt: skip
+    assert verdicts == {"multi_turn_miss_func_0": 1.0}
+    added = [t.get("tools_added") for line in own.values() for t in line["trajectory"]["turns"]]
+    assert any(added)  # a turn added tools, and the agent called them
 
 
 def test_the_plain_script_is_the_one_the_page_shows() -> None:
