@@ -26,7 +26,9 @@ difference with what differs (and its reason, when it is one the docs name: exit
 for any other), and the time each door took. On every entry (``--full``, LangGraph, 297 s
 here): 1598 of 1600 trajectories the same, every verdict the same; the two others are
 ``multi_turn_miss_func_49``'s call to ``tail`` before its turn adds it, which LangGraph's
-``ToolNode`` answers in its own words.
+``ToolNode`` answers in its own words. Through the command (``--limit 5 --command-limit 5
+--doors command``, 231 s; ``--ids multi_turn_miss_func_49``) every trajectory and verdict
+is the native one: over MCP that call reaches agentloop, which answers it as the loop.
 
 By default a deterministic subset (``make bench``, about two minutes here on a loaded
 machine): the first 3 entries of each multi-turn category (BFCL's order), both scripts,
@@ -34,7 +36,7 @@ natively and through LangGraph; through the command (a Python process per turn, 
 imports each) the first entry of each category with the ground-truth script. ``--full``:
 every entry (200 per category), both scripts, both doors. Run:
 ``.venv/bin/python bench/bfcl_multi_turn_doors.py [--full] [--limit N] [--command-limit N]
-[--categories a,b] [--doors langgraph,command] [--no-page]``.
+[--categories a,b] [--ids a,b] [--doors langgraph,command] [--no-page]``.
 """
 
 from __future__ import annotations
@@ -163,6 +165,7 @@ def main() -> int:
         "--command-limit", type=int, default=COMMAND_SUBSET, help="of these, through the command"
     )
     parser.add_argument("--categories", default=",".join(MULTI_TURN_CATEGORIES))
+    parser.add_argument("--ids", default="", help="these entries only (comma-separated)")
     parser.add_argument("--doors", default=",".join(DOORS))
     args = parser.parse_args()
     if args.full:
@@ -188,7 +191,12 @@ def main() -> int:
             "command": {"command": [sys.executable, str(agent_py)]},
         }
         for category in args.categories.split(","):
-            rows = list(bfcl_rows(category))[: args.limit or None]
+            rows = list(bfcl_rows(category))
+            if args.ids:
+                rows = [r for r in rows if r["id"] in args.ids.split(",")]
+            rows = rows[: args.limit or None]
+            if not rows:
+                continue
             shipped = ROOT / "configs" / "bfcl" / f"{category}.yaml"
             raw = yaml.safe_load(shipped.read_text(encoding="utf-8"))
             for kind, drop_last in (("truth", False), ("dropped", True)):
