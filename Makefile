@@ -121,7 +121,10 @@ $(REF_STAMP):
 # tau2_results_roundtrip exports scripted runs as τ²-bench's results files for its own
 # checks and evaluator, and imports what it writes (about 40
 # minutes; also .venv-tau2ref); agentdojo_agreement runs every row of AgentDojo's four suites
-# through agentloop and through AgentDojo's own run_task_with_pipeline (about 30 minutes).
+# through agentloop and through AgentDojo's own run_task_with_pipeline (about 30 minutes);
+# agent_doors runs τ²-bench's and AgentDojo's scripted cases natively, through LangGraph and
+# through a command agent (a subset: 3 to 6 minutes; --full every case); concurrent_agents
+# runs 100 command agents at once (about 2 minutes).
 bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/loop_overhead.py
 	$(PY) bench/rewards.py
@@ -136,6 +139,8 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/tau2_results_roundtrip.py
 	$(PY) bench/agentdojo_agreement.py
 	$(PY) bench/bfcl_multi_turn_doors.py
+	$(PY) bench/agent_doors.py
+	$(PY) bench/concurrent_agents.py
 
 # BFCL's own checker, only to measure agreement with agentloop's bfcl_verdict; never a
 # dependency of agentloop. bfcl-eval without its dependencies (they pull torch), then what

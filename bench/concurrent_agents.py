@@ -10,13 +10,14 @@ request is made). Every row has its own bank (``agentloop.tools.bank``), one acc
 ``acct`` opening at 0; sample *i*'s scripted model deposits *i + 1* twice into it, then
 reads the balance. Isolation: each episode's calls must read *i + 1*, *2(i + 1)*,
 *2(i + 1)* and its final state be ``{acct: 2(i + 1)}`` (a deposit reaching another
-episode's bank shows as another number). Three agents misbehave: one exits 1 (a crash), one
-writes bytes that are not UTF-8 (garbage), one hangs until the
-run's ``time_limit`` kills it; only their own samples may fail.
+episode's bank shows as another number). Three agents misbehave: one exits 1 (a crash),
+one writes bytes that are not UTF-8 (garbage), one hangs until the run's ``time_limit``
+kills it; only their own samples may fail.
 
-Measured: the run's wall time, and, sampled every 50 ms in the run's process, the peak of
-its open file descriptors, of its sockets and of its child processes (the agents), with the
-process's file-descriptor limit (the soft ``RLIMIT_NOFILE``) at the start and at the end.
+Measured: the run's wall time, each well-behaved episode's (median and slowest), and,
+sampled every 50 ms in the run's process, the peak of its open file descriptors, of its
+sockets and of its child processes (the agents), with the process's file-descriptor limit
+(the soft ``RLIMIT_NOFILE``) at the start and at the end.
 Run: ``make bench`` or ``python bench/concurrent_agents.py [--agents N] [--agent sdk]
 [--time-limit S]``.
 """
@@ -278,6 +279,10 @@ def main() -> int:
     print(f"{n} command agents ({args.agent}) at concurrency {n}, {limit}\n")
     print(f"wall time of the run:          {took:7.1f} s (the hung agent waits for time_limit)")
     print(f"samples ok and isolated:       {isolated}/{n - len(BROKEN)}")
+    others = sorted(lines[sample_id(i)]["wall_time_s"] for i in range(n) if i not in BROKEN)
+    if others:
+        median, slowest = others[len(others) // 2], others[-1]
+        print(f"their wall time, median / max: {median:7.1f} s / {slowest:.1f} s")
     print("misbehaving agents:")
     for i, mode in BROKEN.items():
         line = lines[sample_id(i)]

@@ -2,7 +2,7 @@
 
 Each external agent's episode holds a listening socket, its clients' connections and the
 command's three pipes: about four descriptors at rest, more while requests are in flight
-(416 at the peak of 100 concurrent agents, ``bench/concurrent_agents.py``). A common soft
+(over 400 at the peak of 100 concurrent agents, ``bench/concurrent_agents.py``). A common soft
 limit (1024 on Linux, 256 on macOS) is then reached at a concurrency of a few dozen to a
 few hundred, and an episode past it fails on ``EMFILE``. The hard limit is what the system
 allows a user: the soft one is raised to it, once, as servers do at start-up; a lower hard
