@@ -322,6 +322,7 @@ def inspect_log(run_dir: str | Path) -> EvalLog:
 def export_inspect(run_dir: str | Path, output: str | Path) -> tuple[Path, int]:
     """Write the run as an Inspect log (``.eval``, or ``.json`` by the name's suffix);
     returns the file and the number of samples. Secrets are scrubbed from every text."""
+    require_inspect()
     from inspect_ai.log import EvalLog, write_eval_log
 
     log = inspect_log(run_dir)

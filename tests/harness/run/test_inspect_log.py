@@ -389,3 +389,21 @@ def test_a_limit_goes_out_as_inspects_and_comes_back_as_a_stop_reason(tmp_path: 
                    str(config))  # fmt: skip
     (imported,) = read_results(back)
     assert imported["stop_reason"] == "token_limit"
+
+
+def test_without_inspect_ai_the_commands_say_which_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    config = add_setup(tmp_path, n=1, preflight=False)
+    run_dir = run_once(config)
+    capsys.readouterr()
+    for name in [n for n in sys.modules if n.split(".")[0] == "inspect_ai"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    assert main(["export", "inspect", str(run_dir), str(tmp_path / "o.eval")]) == 2
+    assert "pip install 'agentloop[inspect]'" in capsys.readouterr().err
+    assert not (tmp_path / "o.eval").exists()
+    assert main(["import", "inspect", str(tmp_path / "o.eval"), str(tmp_path / "in"),
+                 "--config", str(config)]) == 2  # fmt: skip
+    assert "pip install 'agentloop[inspect]'" in capsys.readouterr().err
