@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,13 @@ def _calls(line: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
+def _quiet(caplog: pytest.LogCaptureFixture) -> None:
+    """No error logged by the servers (the mcp SDK logs one when a client, FastMCP's in
+    pydantic-ai, closes its session while its GET stream is open)."""
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+
+
 def _agrees(own: dict[str, dict[str, Any]], native: dict[str, dict[str, Any]]) -> None:
     assert own.keys() == native.keys()
     for key, line in own.items():
@@ -114,10 +122,14 @@ def tau2_native(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str,
 
 @pytest.mark.parametrize("door", list(DOORS))
 def test_each_example_plays_tau2_mock_with_the_user_as_the_native_loop(
-    tmp_path: Path, door: str, tau2_native: dict[str, dict[str, Any]]
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    door: str,
+    tau2_native: dict[str, dict[str, Any]],
 ) -> None:
     own = _run(tmp_path, *TAU2, *_door(door))
     _agrees(own, tau2_native)
+    _quiet(caplog)
     for key, line in own.items():
         assert _wire(line, "user_messages") == _wire(tau2_native[key], "user_messages"), key
     verdicts = [line["scores"][VERDICT]["score"] for line in own.values()]
@@ -150,11 +162,16 @@ def dojo_native(
 
 @pytest.mark.parametrize("door", list(DOORS))
 def test_each_example_plays_agentdojo_attacked_and_not_as_the_native_loop(
-    tmp_path: Path, door: str, dojo_script: Path, dojo_native: dict[str, dict[str, Any]]
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    door: str,
+    dojo_script: Path,
+    dojo_native: dict[str, dict[str, Any]],
 ) -> None:
     config = ("configs/agentdojo/banking.yaml", "--model", f"scripted:{dojo_script}")
     own = _run(tmp_path, *config, "--set", DOJO_ROWS, *_door(door))
     _agrees(own, dojo_native)
+    _quiet(caplog)
     scores = {k: {r.rsplit("_", 1)[1]: s["score"] for r, s in line["scores"].items()}
               for k, line in own.items()}  # fmt: skip
     assert scores == {  # the recipe's figures (docs/pages/agentdojo.md)
@@ -198,6 +215,7 @@ def bfcl_native(
 def test_each_example_plays_bfcl_multi_turn_as_the_native_loop(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
     door: str,
     bfcl_script: Path,
     bfcl_native: dict[str, dict[str, Any]],
@@ -206,6 +224,7 @@ def test_each_example_plays_bfcl_multi_turn_as_the_native_loop(
     config = (BFCL, "--model", f"scripted:{bfcl_script}", "--set", BFCL_ROWS)
     own = _run(tmp_path, *config, *_door(door))
     _agrees(own, bfcl_native)
+    _quiet(caplog)
     verdicts = {k: line["scores"]["agentloop.benchmarks:bfcl_multi_turn_verdict"]["score"]
                 for k, line in own.items()}  # fmt: skip
     assert verdicts == {"multi_turn_miss_func_0": 1.0}

@@ -106,6 +106,23 @@ class _Asgi:
         await self.handle(scope, receive, send)
 
 
+def _without_get(handle: Callable[[Any, Any, Any], Awaitable[None]]) -> Any:
+    """MCP's handler with GET answered 405, the spec's way for a server that sends nothing
+    unasked to decline the standalone SSE stream: with one open, a client that ends its
+    session (FastMCP's, in pydantic-ai) makes the mcp SDK log a ClosedResourceError."""
+
+    async def handled(scope: Any, receive: Any, send: Any) -> None:
+        if scope["method"] == "GET":
+            from starlette.responses import Response
+
+            declined = Response(status_code=405, headers={"Allow": "POST, DELETE"})
+            await declined(scope, receive, send)
+            return
+        await handle(scope, receive, send)
+
+    return handled
+
+
 def _uvicorn_server(app: Any) -> Any:
     import uvicorn
 
@@ -165,7 +182,8 @@ async def serve_tools(
     )
     sessions = StreamableHTTPSessionManager(app=server, security_settings=security)
 
-    app = Starlette(routes=[*routes, Route("/mcp", endpoint=_Asgi(sessions.handle_request))])
+    mcp = Route("/mcp", endpoint=_Asgi(_without_get(sessions.handle_request)))
+    app = Starlette(routes=[*routes, mcp])
     http = _uvicorn_server(_BearerToken(app, token))
     with sock:
         async with sessions.run(), anyio.create_task_group() as group:

@@ -121,3 +121,18 @@ async def _the_server_stops_with_its_block() -> None:
     with pytest.raises(httpx.ConnectError):
         async with httpx.AsyncClient() as http:
             await http.get(server.base_url)
+
+
+def test_the_standalone_stream_is_declined() -> None:
+    anyio.run(_the_standalone_stream_is_declined)
+
+
+async def _the_standalone_stream_is_declined() -> None:
+    # the spec's 405 for a server that sends nothing unasked; POST still reaches MCP
+    async with serve_tools(_schemas, _never) as server, httpx.AsyncClient() as http:
+        stream = {**server.headers, "Accept": "text/event-stream"}
+        declined = await http.get(server.url, headers=stream)
+        assert (declined.status_code, declined.headers["allow"]) == (405, "POST, DELETE")
+        assert (await http.get(server.url)).status_code == 401  # the token first
+        posted = await http.post(server.url, json={}, headers=server.headers)
+        assert posted.status_code not in (401, 405)
