@@ -42,8 +42,8 @@ By default a deterministic subset (``make bench``): τ²-bench's ``canonical`` c
 first 4 tasks of each domain; AgentDojo's first 2 user tasks and first 2 attacked rows of
 each suite (AgentDojo's order), and of workspace under each defense. ``--full``: every case
 of both benches (every suite under each defense). Run: ``.venv/bin/python
-bench/agent_doors.py [--full] [--benchmarks tau2,agentdojo] [--doors langgraph,command]
-[--no-page]``.
+bench/agent_doors.py [--full] [--benchmarks tau2,agentdojo] [--domains mock,airline]
+[--suites banking] [--doors langgraph,command] [--no-page]``.
 """
 
 from __future__ import annotations
@@ -270,8 +270,8 @@ class Doors:
                         self.explained[reason].append(f"{door} {part} {key}")
 
 
-def tau2(doors: Doors, full: bool) -> None:
-    for domain in DOMAINS:
+def tau2(doors: Doors, full: bool, domains: list[str]) -> None:
+    for domain in domains:
         shipped = ROOT / "configs" / "tau2" / f"{domain}.yaml"
         raw = yaml.safe_load(shipped.read_text(encoding="utf-8"))
         instructions = raw["user"]["instructions"]  # "@file", next to the shipped config
@@ -314,10 +314,10 @@ def _filtered(script: list[Any]) -> list[Any]:
     return [", ".join(dict.fromkeys(names)) or "none", *script]
 
 
-def agentdojo(doors: Doors, full: bool) -> None:
+def agentdojo(doors: Doors, full: bool, suites: list[str]) -> None:
     # without a defense: every suite, canonical and attacker; then each defense, canonical
-    runs = [("none", suite, variant) for suite in SUITES for variant in ("canonical", "attacker")]
-    runs += [(d, s, "canonical") for d in DEFENSES for s in (SUITES if full else SUITES[:1])]
+    runs = [("none", suite, variant) for suite in suites for variant in ("canonical", "attacker")]
+    runs += [(d, s, "canonical") for d in DEFENSES for s in (suites if full else suites[:1])]
     with frozen_time():
         for defense, suite, variant in runs:
             source = f"version={DEFAULT_VERSION}&attack=important_instructions&defense={defense}"
@@ -361,10 +361,20 @@ def _quiet() -> Iterator[None]:
         logging.disable(previous)
 
 
+def _known(parser: argparse.ArgumentParser, flag: str, given: str, known: list[str]) -> list[str]:
+    names = [n for n in given.split(",") if n]
+    for name in names:
+        if name not in known:
+            parser.error(f"{flag}: unknown name {name!r} (known: {', '.join(known)})")
+    return names
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="every case of both benches")
     parser.add_argument("--benchmarks", default="tau2,agentdojo")
+    parser.add_argument("--domains", default=",".join(DOMAINS), help="τ²-bench's")
+    parser.add_argument("--suites", default=",".join(SUITES), help="AgentDojo's")
     parser.add_argument("--doors", default=",".join(DOORS))
     args = parser.parse_args()
     benchmarks = args.benchmarks.split(",")
@@ -376,9 +386,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, _quiet():
         doors = Doors(Path(tmp), doors_asked)
         if "tau2" in benchmarks:
-            tau2(doors, args.full)
+            tau2(doors, args.full, _known(parser, "--domains", args.domains, list(DOMAINS)))
         if "agentdojo" in benchmarks:
-            agentdojo(doors, args.full)
+            agentdojo(doors, args.full, _known(parser, "--suites", args.suites, list(SUITES)))
     took = time.perf_counter() - started
     print(f"{'the full set' if args.full else 'the subset (--full: every case)'}, {took:.0f} s\n")
     print(
