@@ -86,7 +86,7 @@ test-live: $(TEST_STAMP) $(DEMO_STAMP)
 	$(PY) -m pytest -W error -q -m live tests/live
 
 lint: $(STAMP)
-	$(PY) -m ruff check agentloop tools evals tests bench
+	$(PY) -m ruff check agentloop tools evals tests bench examples
 	$(PY) -m ruff format --check agentloop tools evals
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports  # the layers in pyproject.toml's [tool.importlinter]
