@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
     from inspect_ai.model import ChatMessage, ModelUsage
 
-__all__ = ["AGENTLOOP_KEY", "export_inspect", "inspect_log", "require_inspect"]
+__all__ = ["AGENTLOOP_KEY", "chat_messages", "export_inspect", "inspect_log", "require_inspect"]
 
 AGENTLOOP_KEY = "agentloop"
 """The metadata key (of a sample and of a message) holding what Inspect's fields cannot."""

@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ChatMessage
 
-__all__ = ["InspectImport", "import_inspect", "sample_trajectory"]
+__all__ = ["InspectImport", "import_inspect", "sample_trajectory", "wire_messages"]
 
 
 def _wire_call(call: Any) -> dict[str, Any]:
@@ -130,13 +130,11 @@ def _steps(wire: list[dict[str, Any]]) -> tuple[list[StepRecord], list[TurnRecor
             except ValueError:
                 args = None
             call_id = str(call["id"])
-            status: ToolCallStatus = (
-                "malformed"
-                if not isinstance(args, dict)
-                else ("error" if answered.get(call_id) else "ok")
-                if call_id in answered
-                else "not_run"
-            )
+            status: ToolCallStatus = "not_run"  # no tool message answers it
+            if not isinstance(args, dict):
+                status = "malformed"
+            elif call_id in answered:
+                status = "error" if answered[call_id] else "ok"
             calls.append(
                 ToolCallRecord(
                     id=call_id,
