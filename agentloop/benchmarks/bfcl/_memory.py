@@ -1,0 +1,209 @@
+"""BFCL's memory categories (``memory_kv``, ``memory_rec_sum``): its entries, its memory
+backends and the way it carries a memory from one entry to the next.
+
+Entries, as ``bfcl_eval.utils.process_memory_test_case`` builds them: per scenario
+(``customer``, ``finance``, ...) the prerequisite conversations of
+``memory_prereq_conversation/memory_<scenario>.json`` come first, ids
+``<category>_prereq_<n>-<scenario>-<k>``, each depending on the ones before it; then the
+questions of ``BFCL_v4_memory.json`` of that scenario, ids ``<category>_<n>-<scenario>-<k>``,
+each depending on every prerequisite of its scenario.
+
+State, as BFCL's handler carries it: a memory lives in a folder (BFCL's
+``model_result_dir``). The first prerequisite starts empty; every other entry loads the
+scenario's latest snapshot (``<scenario>_final.json``) through the class's own
+``_load_scenario``; a prerequisite writes its memory back at its end
+(``_flush_memory_to_local_file``); a question never does. :class:`MemoryChain` drives
+BFCL's own classes through exactly those calls and refuses what BFCL only warns about: an
+entry whose prerequisites have not all been written to the folder, in order.
+
+``memory_vector`` is refused with one line: BFCL's ``MemoryAPI_vector`` imports
+sentence-transformers (torch) and faiss when its module loads.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentloop.errors import DatasetError
+
+__all__ = [
+    "MEMORY_CATEGORIES",
+    "MEMORY_SCENARIOS",
+    "MemoryChain",
+    "check_memory_category",
+    "memory_entries",
+    "memory_system_prompt",
+]
+
+MEMORY_CATEGORIES = ("memory_kv", "memory_rec_sum")
+"""The memory categories agentloop runs; ``memory_vector`` is refused (see the module)."""
+# bfcl_eval.constants.category_mapping.MEMORY_SCENARIO_NAME, in its order
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+_SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
+_VECTOR_REFUSAL = (
+    "bfcl:memory_vector cannot run here: BFCL's own MemoryAPI_vector imports "
+    "sentence-transformers (torch) and faiss when it loads; memory_kv and memory_rec_sum run"
+)
+
+
+def check_memory_category(category: str) -> None:
+    """``DatasetError`` (one line) unless agentloop runs this memory category."""
+    if category == "memory_vector":
+        raise DatasetError(_VECTOR_REFUSAL)
+    if category not in MEMORY_CATEGORIES:
+        raise DatasetError(
+            f"unknown BFCL memory category {category!r}; known: {', '.join(MEMORY_CATEGORIES)}"
+        )
+
+
+def _backend_class_name(category: str) -> str:
+    return f"MemoryAPI_{category.removeprefix('memory_')}"
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"BFCL data file not found: {path}") from None
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def memory_entries(category: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """BFCL's entries of a memory category in its order: per scenario, the prerequisite
+    conversations, then the questions (each with ``ground_truth``, the accepted answers)."""
+    from agentloop.benchmarks.bfcl._package import bfcl_data_dir
+
+    check_memory_category(category)
+    directory = bfcl_data_dir(data_dir)
+    questions = _read_lines(directory / "BFCL_v4_memory.json")
+    answers = {
+        a["id"]: a["ground_truth"]
+        for a in _read_lines(directory / "possible_answer" / "BFCL_v4_memory.json")
+    }
+    backend = _backend_class_name(category)
+    for scenario in MEMORY_SCENARIOS:
+        prereq_ids: list[str] = []
+        path = directory / "memory_prereq_conversation" / f"memory_{scenario}.json"
+        for entry in _read_lines(path):
+            entry_id = entry["id"].replace("memory", category)
+            yield {
+                **entry,
+                "id": entry_id,
+                "scenario": scenario,
+                "depends_on": list(prereq_ids),
+                "involved_classes": [backend],
+            }
+            prereq_ids.append(entry_id)
+        for entry in questions:
+            if entry["scenario"] != scenario:
+                continue
+            if entry["id"] not in answers:
+                raise DatasetError(f"{category}: no possible answer for {entry['id']!r}")
+            yield {
+                **entry,
+                "id": entry["id"].replace("memory", category),
+                "depends_on": list(prereq_ids),
+                "involved_classes": [backend],
+                "ground_truth": answers[entry["id"]],
+            }
+
+
+def _load_backend(category: str) -> type:
+    from agentloop.benchmarks.bfcl._package import BFCL_INSTALL, bfcl_package
+
+    check_memory_category(category)
+    bfcl_package()  # importable wherever it was installed
+    name = _backend_class_name(category)
+    try:
+        module = importlib.import_module(f"{_SOURCE}.{category}")
+    except ImportError as exc:
+        raise DatasetError(
+            f"BFCL {name}: {exc}; pip install 'agentloop[bfcl-memory]' and {BFCL_INSTALL}"
+        ) from None
+    cls: type = getattr(module, name)
+    return cls
+
+
+def memory_system_prompt(category: str, scenario: str, instance: Any) -> str:
+    """The system prompt BFCL's handler puts first in an entry
+    (``add_memory_instruction_system_prompt``): the scenario's setting and the memory's
+    content at the entry's start; a question's also asks for BFCL's answer format."""
+    from bfcl_eval.constants.default_prompts import (
+        MEMORY_AGENT_SETTINGS,
+        MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL,
+        MEMORY_BACKEND_INSTRUCTION_UNIFIED,
+    )
+
+    template = (
+        MEMORY_BACKEND_INSTRUCTION_UNIFIED
+        if "rec_sum" in category
+        else MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL
+    )
+    text: str = template.format(
+        scenario_setting=MEMORY_AGENT_SETTINGS[scenario],
+        memory_content=instance._dump_core_memory_to_context(),
+    )
+    return text
+
+
+def answer_format_prompt() -> str:
+    """BFCL's system message before a memory question (not a prerequisite): its format."""
+    from bfcl_eval.constants.default_prompts import (
+        ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT,
+    )
+
+    text: str = ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT
+    return text
+
+
+class MemoryChain:
+    """One scenario's memory, kept in ``folder`` as BFCL keeps it, opened and written back
+    through BFCL's own backend class. :meth:`open` refuses an entry whose prerequisites
+    (its ``depends_on``, in order) have not all been written: BFCL would warn and run it
+    on an empty memory; a resume here never does."""
+
+    def __init__(self, folder: str | Path, category: str) -> None:
+        self.folder = Path(folder)
+        self.category = category
+        self._cls = _load_backend(category)
+        self._written = self.folder / "agentloop_written.json"
+
+    def written(self) -> list[str]:
+        """The prerequisites written back so far, in order."""
+        if not self._written.exists():
+            return []
+        ids: list[str] = json.loads(self._written.read_text(encoding="utf-8"))
+        return ids
+
+    def open(self, entry: dict[str, Any]) -> Any:
+        """BFCL's backend instance for ``entry``, loaded as its handler loads it."""
+        needed = list(entry.get("depends_on") or [])
+        if self.written() != needed:  # exactly its prerequisites, no fewer, no later ones
+            raise DatasetError(
+                f"{entry['id']}: its memory needs {needed} written first, in order; "
+                f"written: {self.written()}"
+            )
+        instance = self._cls()
+        instance._load_scenario(
+            copy.deepcopy(
+                {
+                    "model_result_dir": self.folder,
+                    "scenario": entry["scenario"],
+                    "test_id": entry["id"],
+                    "test_category": self.category,
+                }
+            )
+        )
+        return instance
+
+    def write_back(self, entry: dict[str, Any], instance: Any) -> None:
+        """A prerequisite's memory at its end, saved as BFCL saves it; a question's never."""
+        if "_prereq_" not in entry["id"]:
+            return
+        instance._flush_memory_to_local_file()
+        self._written.write_text(json.dumps([*self.written(), entry["id"]]), encoding="utf-8")

@@ -1,0 +1,129 @@
+"""BFCL's memory categories: entries and state carried as bfcl-eval carries them, through
+its own classes, and its agentic checker's verdict. These tests read the installed
+bfcl-eval package (its memory data is not in the fixture)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentloop.benchmarks.bfcl._memory import (
+    MemoryChain,
+    check_memory_category,
+    memory_entries,
+    memory_system_prompt,
+)
+from agentloop.benchmarks.bfcl._memory_verdict import bfcl_memory_verdict
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
+from agentloop.errors import DatasetError
+
+
+@pytest.fixture(autouse=True)
+def _installed_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BFCL_DATA_ENV, raising=False)
+    if bfcl_package() is None:
+        pytest.skip("bfcl-eval is not installed")
+
+
+@pytest.mark.parametrize("category", ["memory_kv", "memory_rec_sum"])
+def test_entries_are_bfcls_own(category: str) -> None:
+    from bfcl_eval.utils import load_dataset_entry
+
+    theirs = {e["id"]: e for e in load_dataset_entry(category, include_prereq=True)}
+    ours = list(memory_entries(category))
+    assert {e["id"] for e in ours} == set(theirs)
+    for entry in ours:
+        bfcl = theirs[entry["id"]]
+        assert entry["depends_on"] == bfcl["depends_on"]
+        assert entry["involved_classes"] == bfcl["involved_classes"]
+        # BFCL puts its answer-format system message first in a question; the rest is equal
+        question = bfcl["question"]
+        if "_prereq_" not in entry["id"]:
+            assert question[0][0]["role"] == "system"
+            question = [question[0][1:], *question[1:]]
+        assert entry["question"] == question
+    # a question comes after every prerequisite of its scenario
+    position = {e["id"]: i for i, e in enumerate(ours)}
+    assert all(position[d] < position[e["id"]] for e in ours for d in e["depends_on"])
+
+
+def test_memory_vector_is_refused_in_one_line() -> None:
+    with pytest.raises(DatasetError, match=r"^bfcl:memory_vector cannot run here: .*torch"):
+        check_memory_category("memory_vector")
+    with pytest.raises(DatasetError, match="unknown BFCL memory category 'memory_x'"):
+        check_memory_category("memory_x")
+
+
+def _scenario(category: str, scenario: str) -> list[dict]:
+    return [e for e in memory_entries(category) if e["scenario"] == scenario]
+
+
+def test_kv_memory_carries_from_prerequisites_to_questions(tmp_path) -> None:
+    entries = _scenario("memory_kv", "customer")
+    prereqs = [e for e in entries if "_prereq_" in e["id"]]
+    question = next(e for e in entries if "_prereq_" not in e["id"])
+    chain = MemoryChain(tmp_path, "memory_kv")
+
+    first = chain.open(prereqs[0])
+    assert "There is no content in the core memory" in memory_system_prompt(
+        "memory_kv", "customer", first
+    )
+    assert first.core_memory_add("first_name", "Michael") == {"status": "Key-value pair added."}
+    chain.write_back(prereqs[0], first)
+
+    second = chain.open(prereqs[1])  # loads what the first wrote
+    assert '"first_name": "Michael"' in memory_system_prompt("memory_kv", "customer", second)
+    second.archival_memory_add("city", "Seattle")
+    chain.write_back(prereqs[1], second)
+    with pytest.raises(DatasetError, match=r"needs .* written first, in order"):
+        chain.open(question)  # prerequisites 2.. not written: refused, not run on less
+    for entry in prereqs[2:]:
+        chain.write_back(entry, chain.open(entry))
+
+    asked = chain.open(question)
+    assert asked.core_memory == {"first_name": "Michael"}
+    assert asked.archival_memory == {"city": "Seattle"}
+    asked.core_memory_clear()
+    chain.write_back(question, asked)  # a question's changes are never saved
+    assert chain.open(question).core_memory == {"first_name": "Michael"}
+    with pytest.raises(DatasetError, match="needs"):
+        chain.open(prereqs[0])  # a prerequisite is not rerun over later ones
+
+
+def test_rec_sum_memory_through_bfcls_class(tmp_path) -> None:
+    prereqs = [e for e in _scenario("memory_rec_sum", "student") if "_prereq_" in e["id"]]
+    chain = MemoryChain(tmp_path, "memory_rec_sum")
+    memory = chain.open(prereqs[0])
+    assert type(memory).__name__ == "MemoryAPI_rec_sum"
+    memory.memory_append("Name: Ana.")
+    chain.write_back(prereqs[0], memory)
+    after = chain.open(prereqs[1])
+    assert after.memory == "Name: Ana."
+    assert memory_system_prompt("memory_rec_sum", "student", after).endswith("Name: Ana.\n")
+
+
+@pytest.mark.parametrize(
+    ("answer", "valid"),
+    [
+        ("{'answer': 'Michael', 'context': 'you said so'}", True),
+        ("Your first name is MICHAEL.", True),
+        ("Michaela", False),  # a whole word only
+        ("I do not know", False),
+    ],
+)
+def test_verdict_is_the_agentic_checkers(answer: str, valid: bool) -> None:
+    messages = [
+        {"role": "user", "content": "What is my first name?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": "x"}]},
+        {"role": "tool", "content": "Michael"},
+        {"role": "assistant", "content": answer},
+    ]
+    verdict = bfcl_memory_verdict(messages, ["Michael"])
+    assert verdict.valid is valid
+    assert verdict.answer == answer
+    assert verdict.error_type == (None if valid else "agentic:answer_not_found")
+
+
+def test_verdict_without_a_final_message() -> None:
+    messages = [{"role": "assistant", "content": "Michael", "tool_calls": [{"id": "1"}]}]
+    verdict = bfcl_memory_verdict(messages, ["Michael"])
+    assert (verdict.valid, verdict.error_type) == (False, "agentic:no_last_message")
