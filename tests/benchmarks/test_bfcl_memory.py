@@ -8,6 +8,7 @@ import pytest
 
 from agentloop.benchmarks.bfcl._memory import (
     MemoryChain,
+    answer_format_prompt,
     check_memory_category,
     memory_entries,
     memory_system_prompt,
@@ -127,3 +128,49 @@ def test_verdict_without_a_final_message() -> None:
     messages = [{"role": "assistant", "content": "Michael", "tool_calls": [{"id": "1"}]}]
     verdict = bfcl_memory_verdict(messages, ["Michael"])
     assert (verdict.valid, verdict.error_type) == (False, "agentic:no_last_message")
+
+
+def _memory_keeper(messages, tools):
+    """Appends each user message to the memory; answers a question with the memory."""
+    from langchain_core.messages import AIMessage
+
+    last = messages[-1]
+    if last.type == "human":
+        name = "memory_retrieve" if "?" in last.content else "memory_append"
+        args = {} if name == "memory_retrieve" else {"text": last.content + "\n"}
+        return AIMessage("", tool_calls=[{"id": f"c{len(messages)}", "name": name, "args": args}])
+    return AIMessage(f"{{'answer': {last.content!r}, 'context': 'memory'}}")
+
+
+def test_a_scenario_played_through_the_loop(tmp_path) -> None:
+    from agentloop import run_agent_sync
+    from agentloop.benchmarks.bfcl._memory_env import MemoryEnvironment
+    from agentloop.testing import FunctionChatModel
+
+    entries = _scenario("memory_rec_sum", "customer")
+    chain = MemoryChain(tmp_path, "memory_rec_sum")
+    model = FunctionChatModel(_memory_keeper)
+    prompts = []
+    for entry in [e for e in entries if "_prereq_" in e["id"]]:
+        env = MemoryEnvironment(chain, entry)
+        assert [t.name for t in env.tools()][:2] == ["memory_append", "memory_clear"]
+        messages = env.first_messages()
+        prompts.append(messages[0]["content"])
+        for turn in [None, *env.later_turns()]:
+            trajectory = run_agent_sync(model, env.tools(), messages + (turn or []))
+            messages = list(trajectory.messages)
+        env.finish()
+    # each conversation sees the memory the ones before it left, in its system prompt
+    assert "There is no content in the memory" in prompts[0]
+    assert all("My name is Michael" in prompt for prompt in prompts[1:])
+    question = next(e for e in entries if e["id"] == "memory_rec_sum_0-customer-0")
+    env = MemoryEnvironment(chain, question)
+    first = env.first_messages()
+    assert first[0]["content"].endswith(answer_format_prompt())
+    assert "My name is Michael" in first[0]["content"]
+    assert first[1:] == [{"role": "user", "content": "What is my first name?"}]
+    trajectory = run_agent_sync(model, env.tools(), first)
+    verdict = bfcl_memory_verdict(trajectory.messages, question["ground_truth"])
+    assert verdict.valid, verdict
+    env.finish()  # a question leaves the memory as it found it
+    assert chain.written() == question["depends_on"]

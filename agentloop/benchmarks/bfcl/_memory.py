@@ -35,6 +35,7 @@ __all__ = [
     "MEMORY_CATEGORIES",
     "MEMORY_SCENARIOS",
     "MemoryChain",
+    "answer_format_prompt",
     "check_memory_category",
     "memory_entries",
     "memory_system_prompt",

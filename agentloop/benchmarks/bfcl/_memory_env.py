@@ -1,0 +1,87 @@
+"""One BFCL memory entry as an agentloop environment: BFCL's backend instance, opened from
+the scenario's :class:`~agentloop.benchmarks.bfcl._memory.MemoryChain`, its methods as
+tools (schemas from ``multi_turn_func_doc/memory_<backend>.json`` as BFCL sends them to
+an OpenAI function-calling model), and the first messages as BFCL's handler builds them.
+
+A call runs as in the multi-turn environment (``call_bfcl_method``): the text BFCL's
+executor records. :meth:`MemoryEnvironment.finish` writes a prerequisite's memory back
+at the end of its conversation, as BFCL's handler does; a question's is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+from agentloop.benchmarks.bfcl._convert import openai_tools
+from agentloop.benchmarks.bfcl._env import _public_state, bfcl_methods, call_bfcl_method
+from agentloop.benchmarks.bfcl._memory import (
+    MemoryChain,
+    answer_format_prompt,
+    memory_system_prompt,
+)
+from agentloop.errors import DatasetError
+
+__all__ = ["MemoryEnvironment"]
+
+
+def _docs(category: str) -> list[dict[str, Any]]:
+    from agentloop.benchmarks.bfcl._package import bfcl_data_dir
+
+    path = bfcl_data_dir() / "multi_turn_func_doc" / f"{category}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"BFCL function docs not found: {path}") from None
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class MemoryEnvironment:
+    """One memory entry (a prerequisite conversation or a question) on its chain."""
+
+    def __init__(self, chain: MemoryChain, entry: dict[str, Any]) -> None:
+        self.chain = chain
+        self.entry = entry
+        self.instance = chain.open(entry)  # refused unless its prerequisites are written
+        self.methods = bfcl_methods({"memory": self.instance})
+        self._schemas = [tool["function"] for tool in openai_tools(_docs(chain.category))]
+
+    def first_messages(self) -> list[dict[str, Any]]:
+        """The first turn as BFCL sends it: the memory system prompt (with the memory as
+        it is now; for a question, BFCL's answer format after it), then the user's."""
+        system = memory_system_prompt(self.chain.category, self.entry["scenario"], self.instance)
+        if "_prereq_" not in self.entry["id"]:
+            system = system + "\n\n" + answer_format_prompt()
+        return [{"role": "system", "content": system}, *self.entry["question"][0]]
+
+    def later_turns(self) -> list[list[dict[str, Any]]]:
+        """The user messages of turns 2..N (prerequisite conversations only)."""
+        turns: list[list[dict[str, Any]]] = self.entry["question"][1:]
+        return turns
+
+    def tools(self) -> list[BaseTool]:
+        """One tool per documented method; all share this entry's backend instance."""
+        return [self._tool(schema) for schema in self._schemas]
+
+    def _tool(self, schema: dict[str, Any]) -> BaseTool:
+        name = schema["name"]
+
+        def run(**arguments: Any) -> str:
+            return call_bfcl_method(self.methods, name, arguments)
+
+        return StructuredTool(
+            name=name,
+            description=schema.get("description", ""),
+            args_schema=schema["parameters"],
+            func=run,
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """The backend's public state (the memory), JSON-able."""
+        return _public_state(self.instance)
+
+    def finish(self) -> None:
+        """End of the conversation: a prerequisite's memory is written back."""
+        self.chain.write_back(self.entry, self.instance)
