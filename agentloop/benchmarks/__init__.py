@@ -12,7 +12,8 @@ security checks (``agentdojo_utility``, ``agentdojo_security``).
 
 Layering: this package may use the engine, models, errors and ``evals``; the harness
 and the command line use it, never the other way round. ``__all__`` holds what configs name
-(``bfcl_environment``, ``bfcl_multi_turn_verdict``, ``tau2_environment``, ``tau2_verdict``,
+(``bfcl_environment``, ``bfcl_multi_turn_verdict``, ``bfcl_web_search_environment``,
+``bfcl_agentic_verdict``, ``tau2_environment``, ``tau2_verdict``,
 ``agentdojo_environment``, ``agentdojo_utility``, ``agentdojo_security``) and what the harness
 reads ``bfcl:``, ``tau2:`` and ``agentdojo:`` datasets with; the CLI, tests and benches
 import the rest from the private modules.
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
         check_agentdojo_source,
     )
     from agentloop.benchmarks.bfcl import (
+        bfcl_agentic_verdict,
         bfcl_category,
         bfcl_data_dir,
         bfcl_environment,
         bfcl_lines,
         bfcl_multi_turn_verdict,
+        bfcl_web_search_environment,
         check_bfcl_category,
     )
     from agentloop.benchmarks.tau2 import (
@@ -62,11 +65,13 @@ __all__ = [
     "agentdojo_security",
     "agentdojo_suite",
     "agentdojo_utility",
+    "bfcl_agentic_verdict",
     "bfcl_category",
     "bfcl_data_dir",
     "bfcl_environment",
     "bfcl_lines",
     "bfcl_multi_turn_verdict",
+    "bfcl_web_search_environment",
     "check_agentdojo_source",
     "check_bfcl_category",
     "check_tau2_domain",

@@ -14,9 +14,11 @@ from agentloop.harness.run._runner import run_eval_sync
 from agentloop.harness.run._sample import prepare
 from tests.support.harness import ROOT, ask, call, read_results, write_json
 
-# single-turn configs (test_bfcl_multi_turn_configs.py checks the multi_turn_* ones)
+# single-turn configs (test_bfcl_multi_turn_configs.py checks the multi_turn_* ones,
+# test_bfcl_web_search.py the web_search_* ones)
+_OTHERS = ("multi_turn_", "web_search_")
 CONFIGS = sorted(
-    p for p in (ROOT / "configs" / "bfcl").glob("*.yaml") if not p.stem.startswith("multi_turn_")
+    p for p in (ROOT / "configs" / "bfcl").glob("*.yaml") if not p.stem.startswith(_OTHERS)
 )
 
 needs_verdict = pytest.mark.skipif(

@@ -23,6 +23,7 @@ from typing import Any
 from agentloop.benchmarks.bfcl._convert import bfcl_row
 from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.benchmarks.bfcl._package import bfcl_data_dir
+from agentloop.benchmarks.bfcl._web_search import WEB_SEARCH_CATEGORIES, bfcl_web_search_row
 from agentloop.errors import DatasetError
 
 __all__ = [
@@ -66,8 +67,9 @@ def bfcl_category(dataset: str) -> str | None:
 
 def check_bfcl_category(category: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown category."""
-    if category not in BFCL_CATEGORIES and category not in MULTI_TURN_CATEGORIES:
-        known = ", ".join(BFCL_CATEGORIES + MULTI_TURN_CATEGORIES)
+    every = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES + WEB_SEARCH_CATEGORIES
+    if category not in every:
+        known = ", ".join(every)
         raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")
 
 
@@ -93,7 +95,8 @@ def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dic
     """The rows of a category, in BFCL's order."""
     check_bfcl_category(category)
     directory = bfcl_data_dir(data_dir)
-    name = f"BFCL_v4_{category}.json"
+    # both web-search categories read one file (BFCL renames the ids)
+    name = f"BFCL_v4_{'web_search' if category in WEB_SEARCH_CATEGORIES else category}.json"
     answers: dict[str, list[Any]] = {}  # multi-turn: per turn, a list of call strings
     if category not in NO_CALL_CATEGORIES:
         answers = {
@@ -108,6 +111,8 @@ def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dic
                 raise DatasetError(f"{directory / name}: no possible answer for {entry['id']!r}")
         if category in MULTI_TURN_CATEGORIES:
             yield bfcl_multi_turn_row(entry, category, answer or [])
+        elif category in WEB_SEARCH_CATEGORIES:
+            yield bfcl_web_search_row(entry, category, answer or [])
         else:
             yield bfcl_row(entry, category, answer)
 

@@ -15,7 +15,7 @@ A category's accuracy is the fraction of its results whose ``bfcl_verdict`` scor
   scored by ``bfcl_multi_turn_verdict`` (shown when one of them ran);
 - Agentic: unweighted mean of web search (unweighted: web_search_base,
   web_search_no_snippet) and memory (unweighted: memory_kv, memory_vector,
-  memory_rec_sum), which agentloop does not run yet;
+  memory_rec_sum), scored by ``bfcl_agentic_verdict``;
 - Overall: Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30, Agentic 40, divided by
   100. Format sensitivity is not part of it (BFCL reports its spread apart).
 
@@ -55,6 +55,7 @@ __all__ = [
 
 VERDICT = "bfcl_verdict"
 MULTI_TURN_VERDICT = "agentloop.benchmarks:bfcl_multi_turn_verdict"
+AGENTIC_VERDICT = "agentloop.benchmarks:bfcl_agentic_verdict"
 
 AGENTIC_CATEGORIES = (
     "web_search_base",
@@ -63,7 +64,7 @@ AGENTIC_CATEGORIES = (
     "memory_vector",
     "memory_rec_sum",
 )
-"""BFCL v4's categories agentloop does not run yet (they count in BFCL's overall)."""
+"""BFCL v4's agentic categories (web search, memory), scored by ``AGENTIC_VERDICT``."""
 
 # A group's formula: a category, or (how, parts) with how "mean" (unweighted) or
 # "rows" (weighted by row counts), as generate_leaderboard_csv composes them.
@@ -90,7 +91,7 @@ _GROUPS: tuple[tuple[str, Formula], ...] = (
     ("Multi-Turn", ("mean", MULTI_TURN_CATEGORIES)),
     ("Agentic", ("mean", (("mean", AGENTIC_CATEGORIES[:2]), ("mean", AGENTIC_CATEGORIES[2:])))),
 )
-_ALL = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES
+_ALL = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES
 # group -> BFCL's weight in the overall (out of 100)
 _OVERALL = {"Non-Live AST": 10, "Live AST": 10, "Irrelevance": 10, "Multi-Turn": 30, "Agentic": 40}
 _SHOWN_WHEN_RUN = ("Multi-Turn", "Agentic")  # single-turn runs alone read as before
@@ -113,6 +114,9 @@ class CategoryScore:
     """A run of it selected fewer rows than its dataset held (its size is not known)."""
     ids: set[str] = field(default_factory=set)
     """The distinct entries run."""
+    not_comparable: int = 0
+    """Results whose data was not obtained as BFCL obtains it (web searches replayed from
+    a file): their verdict says ``leaderboard_comparable: false``."""
 
     @property
     def accuracy(self) -> float:
@@ -211,8 +215,10 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             if category == own:
                 score.entries = rows
             score.subset = score.subset or subset
-            key = MULTI_TURN_VERDICT if category in MULTI_TURN_CATEGORIES else VERDICT
+            key = _verdict_key(category)
             verdict = (record.get("scores") or {}).get(key)
+            if isinstance(verdict, dict) and _not_comparable(verdict):
+                score.not_comparable += 1
             if isinstance(verdict, dict) and verdict.get("score") is not None:
                 # an errored result keeps the verdict when another reward raised
                 ok, verdicts = ok + 1, verdicts + 1
@@ -229,6 +235,17 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             )
         if others:
             notes.append(f"{path}: {others} result(s) are not BFCL rows (left out)")
+
+
+def _verdict_key(category: str) -> str:
+    if category in MULTI_TURN_CATEGORIES:
+        return MULTI_TURN_VERDICT
+    return AGENTIC_VERDICT if category in AGENTIC_CATEGORIES else VERDICT
+
+
+def _not_comparable(verdict: dict[str, Any]) -> bool:
+    details = verdict.get("details")
+    return isinstance(details, dict) and details.get("leaderboard_comparable") is False
 
 
 Figure = tuple[float, int]  # (accuracy, rows)
@@ -332,6 +349,11 @@ def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
     for s in ordered.values():
         if s.unscored:
             notes.append(f"{s.category}: {s.unscored} result(s) without a {VERDICT} score")
+        if s.not_comparable:
+            notes.append(
+                f"{s.category}: {s.not_comparable} result(s) from recorded searches, not live: "
+                "not comparable with BFCL's leaderboard, nor is a figure that includes them"
+            )
     partial = tuple(p for g in counted for p in g.partial)
     return BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial, bfcl_overall)
 
@@ -356,6 +378,7 @@ def format_bfcl_summary(summary: BfclSummary) -> str:
         lines.append(
             f"{s.category:<24} {s.total:>6} {s.correct:>8} {s.errored:>8} {_pct(s.accuracy):>9}"
             + (f"  (partial: {s.coverage})" if s.coverage else "")
+            + ("  (not comparable: recorded searches)" if s.not_comparable else "")
         )
     lines.append("")
     for g in summary.groups:
