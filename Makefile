@@ -140,6 +140,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/agentdojo_agreement.py
 	$(PY) bench/bfcl_multi_turn_doors.py
 	$(PY) bench/bfcl_memory_agreement.py
+	$(PY) bench/bfcl_web_search_agreement.py
 	$(PY) bench/agent_doors.py
 	$(PY) bench/concurrent_agents.py
 

@@ -59,7 +59,7 @@ def _checker() -> Callable[[Any, list[str]], dict[str, Any]]:
     return checker
 
 
-def _decodes(text: str | None) -> bool:
+def _decodes(text: Any) -> bool:
     try:
         value = json.loads(text) if isinstance(text, str) else text
     except ValueError:
@@ -83,7 +83,11 @@ def last_non_call_message(trajectory: Any) -> str | None:
             continue
         texts = []
         for call in calls:
-            function = call.get("function") or {}
+            # an OpenAI call, or a LangChain-shaped one ({name, args}) in a message list
+            function = call.get("function") or {
+                "name": call.get("name"),
+                "arguments": call.get("args"),
+            }
             text = sent.get(call.get("id") or "", function.get("arguments"))
             texts.append((str(function.get("name") or ""), text))
         if not all(_decodes(text) for _, text in texts):
