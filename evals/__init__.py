@@ -9,6 +9,7 @@ agentloop ``Trajectory`` objects alike. No I/O; a model is called only through t
 from . import _builtins  # noqa: F401  (registers the built-in rewards by name)
 from ._answer_match import AnswerMatchDetails, answer_match
 from ._bfcl import bfcl_answer, bfcl_verdict
+from ._bfcl_formats import BFCL_PROMPT_FORMATS, BfclPromptFormat, bfcl_prompt_format
 from ._direction import Better, lower_is_better, reward_better
 from ._env import env_response_match, env_state_match, first_difference
 from ._expected_calls import ExpectedCall, expected_calls
@@ -61,6 +62,7 @@ from ._tool_match import (
 
 __all__ = [
     "ARG_MODES",
+    "BFCL_PROMPT_FORMATS",
     "MATCHERS",
     "NORMALIZERS",
     "NUMBER_MODES",
@@ -70,6 +72,7 @@ __all__ = [
     "AnswerScore",
     "Better",
     "BfclDetails",
+    "BfclPromptFormat",
     "CallDiagnostic",
     "ExpectedCall",
     "FunctionCallDetails",
@@ -89,6 +92,7 @@ __all__ = [
     "ascore_sample",
     "bfcl_answer",
     "bfcl_normalize",
+    "bfcl_prompt_format",
     "bfcl_verdict",
     "check_matchers",
     "compile_matchers",

@@ -17,15 +17,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._bfcl_check import Failure, Unsupported, bfcl_answer, check_call
+from ._bfcl_formats import bfcl_prompt_format, decode_reply
 from ._bfcl_languages import BfclLanguage, bfcl_language
 from ._calls import Call, collect_calls
+from ._messages import final_answer_of
 from ._pairing import pair
 from ._result_models import BfclDetails, RewardResult
 
 __all__ = ["bfcl_answer", "bfcl_verdict"]
 
 BfclResult = RewardResult[BfclDetails]
-_UNSUPPORTED = ("multi_turn", "memory", "web_search", "format_sensitivity")
+_UNSUPPORTED = ("multi_turn", "memory", "web_search")
+FORMAT_SENSITIVITY = "format_sensitivity"
 
 
 def _expected(ground_truth: Any) -> list[Call]:
@@ -124,6 +127,8 @@ def bfcl_verdict(
     """
     metadata = metadata or {}
     category = category or metadata.get("bfcl_category")
+    if category == FORMAT_SENSITIVITY:
+        return _format_verdict(trajectory, ground_truth, metadata, row)
     relevance, multiple, parallel = _kind(category)
     assert isinstance(category, str)  # _kind raised otherwise
     gen = collect_calls(trajectory, [], "generated", as_sent=True)  # BFCL's strict decoder
@@ -148,6 +153,42 @@ def bfcl_verdict(
         return _result(
             0.0, f"{category}: ground truth: {exc}", category, "bfcl:ground_truth", len(gen), 0
         )
+
+
+def _format_verdict(
+    trajectory: Any, ground_truth: Any, metadata: Mapping[str, Any], row: Any
+) -> BfclResult:
+    """A format-sensitivity row: the reply's text decoded in the row's prompt format
+    (``metadata.bfcl_format``), then checked against the expected calls (``text_calls``
+    of the ground truth, or ``tool_calls``) as its source category is (as BFCL's
+    runner hands ``ast_checker`` the source entry's id); ``details.category`` is that
+    source category, whose rules applied."""
+    fmt = bfcl_prompt_format(str(metadata.get("bfcl_format")))
+    source = metadata.get("bfcl_source_category")
+    relevance, multiple, parallel = _kind(source)
+    if relevance:
+        raise ValueError(f"bfcl_verdict: {source!r} is not a format-sensitivity source")
+    category = FORMAT_SENSITIVITY
+    try:
+        decoded = decode_reply(final_answer_of(trajectory) or "", fmt)
+    except Exception as exc:  # BFCL fails the entry on any decoder error
+        reason = f"{category}: the reply does not decode as {fmt.return_format}: {exc}"
+        return _result(0.0, reason, category, "ast_decoder:decoder_failed", 0, 0)
+    if not all(
+        type(c) is dict and len(c) == 1 and type(next(iter(c.values()))) is dict for c in decoded
+    ):
+        reason = f"{category}: the decoded reply is not a list of calls"
+        return _result(0.0, reason, category, "ast_decoder:decoder_wrong_output_format", 0, 0)
+    gen = [Call(name=name, args=args, problem=None) for c in decoded for name, args in c.items()]
+    if isinstance(ground_truth, Mapping) and "text_calls" in ground_truth:
+        ground_truth = {"tool_calls": ground_truth["text_calls"]}
+    try:
+        return _ast_verdict(
+            str(source), gen, ground_truth, _docs(metadata, row), multiple, parallel
+        )
+    except Unsupported as exc:
+        reason = f"{source}: ground truth: {exc}"
+        return _result(0.0, reason, str(source), "bfcl:ground_truth", len(gen), 0)
 
 
 def _ast_verdict(

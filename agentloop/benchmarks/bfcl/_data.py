@@ -21,6 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from agentloop.benchmarks.bfcl._convert import bfcl_row
+from agentloop.benchmarks.bfcl._format_sensitivity import (
+    FORMAT_SENSITIVITY,
+    format_sensitivity_rows,
+)
 from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 from agentloop.benchmarks.bfcl._web_search import WEB_SEARCH_CATEGORIES, bfcl_web_search_row
@@ -67,7 +71,7 @@ def bfcl_category(dataset: str) -> str | None:
 
 def check_bfcl_category(category: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown category."""
-    every = BFCL_CATEGORIES + MULTI_TURN_CATEGORIES + WEB_SEARCH_CATEGORIES
+    every = (*BFCL_CATEGORIES, *MULTI_TURN_CATEGORIES, *WEB_SEARCH_CATEGORIES, FORMAT_SENSITIVITY)
     if category not in every:
         known = ", ".join(every)
         raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")
@@ -93,6 +97,9 @@ def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
     """The rows of a category, in BFCL's order."""
+    if category == FORMAT_SENSITIVITY:
+        yield from _format_sensitivity_rows(bfcl_data_dir(data_dir))
+        return
     check_bfcl_category(category)
     directory = bfcl_data_dir(data_dir)
     # both web-search categories read one file (BFCL renames the ids)
@@ -115,6 +122,38 @@ def bfcl_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dic
             yield bfcl_web_search_row(entry, category, answer or [])
         else:
             yield bfcl_row(entry, category, answer)
+
+
+def _format_sensitivity_rows(directory: Path) -> Iterator[dict[str, Any]]:
+    """BFCL's ``load_format_sensitivity_test_cases``: the listed entries of each source
+    category (in the file's order of categories, each category's own order of entries)."""
+    path = directory / f"BFCL_v4_{FORMAT_SENSITIVITY}.json"
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetError(f"BFCL data file not found: {path}") from None
+    except ValueError:
+        raise DatasetError(f"{path}: not JSON") from None
+    index = 0
+    for source, ids in listed.items():
+        if not ids:  # BFCL skips a category listed empty
+            continue
+        if source not in BFCL_CATEGORIES or source in NO_CALL_CATEGORIES:
+            raise DatasetError(f"{path}: {source!r} is not a category with expected calls")
+        name = f"BFCL_v4_{source}.json"
+        answers = {
+            str(a["id"]): a.get("ground_truth") or []
+            for a in _read_jsonl(directory / "possible_answer" / name)
+        }
+        wanted = set(ids)
+        for entry in _read_jsonl(directory / name):
+            if entry["id"] in wanted:
+                answer = answers.get(str(entry["id"]))
+                if answer is None:
+                    where = directory / name
+                    raise DatasetError(f"{where}: no possible answer for {entry['id']!r}")
+                yield from format_sensitivity_rows(entry, answer, source, index)
+                index += 1
 
 
 def bfcl_lines(category: str, data_dir: str | Path | None = None) -> Iterator[str]:
