@@ -217,6 +217,17 @@ def test_live_searches_ask_serpapi_as_bfcl_does(stub: str, monkeypatch: pytest.M
     assert raw["content"].startswith("<html>")
     missing = json.loads(env.call("fetch_url_content", {"url": f"{stub}/gone"}))
     assert missing["error"].startswith(f"An error occurred while fetching {stub}/gone: ")
+    markdown = json.loads(
+        env.call("fetch_url_content", {"url": f"{stub}/page", "mode": "markdown"})
+    )
+    try:
+        import html2text  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:  # not a dependency: the call says what to install
+        assert markdown == {
+            "error": "fetch_url_content mode 'markdown' needs html2text: pip install html2text"
+        }
+    else:
+        assert "Seven" in markdown["content"]
 
 
 ANSWERS = ["Dong-Sup Yoon", "Yoo Dong-Sup"]
@@ -304,3 +315,23 @@ def test_the_configs_and_the_offline_recipe(tmp_path: Path) -> None:
     text = format_bfcl_summary(summary)
     assert "(not comparable: recorded searches)" in text
     assert "not comparable with BFCL's leaderboard" in text
+
+
+def test_a_live_run_is_not_flagged_and_a_run_without_the_verdict_names_it(
+    tmp_path: Path,
+) -> None:
+    def line(sample: str, scores: dict[str, Any]) -> str:
+        record = {"id": sample, "epoch": 1, "status": "ok", "scores": scores,
+                  "metadata": {"bfcl_category": "web_search_base"}}  # fmt: skip
+        return json.dumps(record) + "\n"
+
+    live = {"score": 1.0, "details": {"search": "live", "leaderboard_comparable": True}}
+    (tmp_path / "live").mkdir()
+    (tmp_path / "live" / "results.jsonl").write_text(line("web_search_base_0", {VERDICT: live}))
+    summary = summarize_bfcl([tmp_path / "live"])
+    assert summary.categories["web_search_base"].not_comparable == 0
+    assert "not comparable" not in format_bfcl_summary(summary)
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "results.jsonl").write_text(line("web_search_base_0", {}))
+    with pytest.raises(Exception, match=f"no result has a {VERDICT} score"):
+        summarize_bfcl([tmp_path / "bare"])

@@ -204,6 +204,7 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
         file = _results_file(path)
         own, rows, subset = _selection(file)
         ok = verdicts = others = 0
+        key = VERDICT
         for record in latest_results(file):
             category = _category_of(record)
             if category is None:
@@ -230,8 +231,8 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
                 ok += 1
         if ok and not verdicts:
             raise AgentloopError(
-                f"{path}: no result has a {VERDICT} score; add it with: agentloop score "
-                f"RUN_DIR --rewards {VERDICT}, then summarise the results.rescored-*.jsonl file"
+                f"{path}: no result has a {key} score; add it with: agentloop score "
+                f"RUN_DIR --rewards {key}, then summarise the results.rescored-*.jsonl file"
             )
         if others:
             notes.append(f"{path}: {others} result(s) are not BFCL rows (left out)")

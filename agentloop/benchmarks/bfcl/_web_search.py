@@ -26,6 +26,7 @@ The search, chosen by the environment's ``search`` argument:
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import random
@@ -143,6 +144,12 @@ class _LiveSearch:
     def fetch(self, url: str, mode: str) -> dict[str, str]:
         import httpx
 
+        needs = {"markdown": "html2text", "truncate": "bs4"}.get(mode)
+        if needs is not None and importlib.util.find_spec(needs) is None:
+            package = "html2text" if needs == "html2text" else "'agentloop[bfcl-web-search]'"
+            return {
+                "error": f"fetch_url_content mode {mode!r} needs {needs}: pip install {package}"
+            }
         try:
             response = httpx.get(url, headers=_HEADERS, timeout=20, follow_redirects=True)
             response.raise_for_status()
