@@ -140,6 +140,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/agentdojo_agreement.py
 	$(PY) bench/bfcl_multi_turn_doors.py
 	$(PY) bench/bfcl_memory_agreement.py
+	$(PY) bench/bfcl_memory_state_agreement.py
 	$(PY) bench/bfcl_web_search_agreement.py
 	$(PY) bench/agent_doors.py
 	$(PY) bench/concurrent_agents.py
@@ -156,7 +157,7 @@ $(BFCL_STAMP):
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check \
 	  'numpy==1.26.4' 'openai>=1.86.0' 'anthropic>=0.75.0' 'cohere==5.18.0' 'mistralai==1.7.0' \
 	  'google-genai>=1.52.0' 'tree_sitter==0.21.3' 'tree-sitter-java==0.21.0' \
-	  'tree-sitter-javascript==0.21.4' overrides 'tenacity>=8.5.0' boto3 'writer-sdk>=2.1.0' \
+	  'tree-sitter-javascript==0.21.4' overrides 'rank-bm25==0.2.2' 'tenacity>=8.5.0' boto3 'writer-sdk>=2.1.0' \
 	  'datamodel-code-generator==0.25.7' 'filelock==3.20.0' 'python-dotenv>=1.0.1' tqdm requests \
 	  'pydantic>=2.8.2' tiktoken json5 soundfile dashscope pillow 'mpmath==1.3.0' pandas
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps qwen-agent

@@ -173,4 +173,15 @@ def test_a_scenario_played_through_the_loop(tmp_path) -> None:
     verdict = bfcl_memory_verdict(trajectory.messages, question["ground_truth"])
     assert verdict.valid, verdict
     env.finish()  # a question leaves the memory as it found it
-    assert chain.written() == question["depends_on"]
+    assert chain.written("customer") == question["depends_on"]
+
+
+def test_arguments_reach_the_memory_as_bfcls_executor_passes_them(tmp_path) -> None:
+    from agentloop.benchmarks.bfcl._memory_env import MemoryEnvironment
+
+    prereq = _scenario("memory_rec_sum", "healthcare")[0]
+    env = MemoryEnvironment(MemoryChain(tmp_path, "memory_rec_sum"), prereq)
+    append = next(t for t in env.tools() if t.name == "memory_append")
+    append.invoke({"text": "TSH in range (0.5-4.5); call memory_clear (later)\n"})
+    # BFCL's call-name regex runs over the whole call text, string arguments included
+    assert env.snapshot()["memory"] == "TSH in range(0.5-4.5); call memory.memory_clear(later)\n"

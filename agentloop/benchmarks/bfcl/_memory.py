@@ -22,7 +22,6 @@ sentence-transformers (torch) and faiss when its module loads.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 from collections.abc import Iterator
@@ -163,42 +162,46 @@ def answer_format_prompt() -> str:
 
 
 class MemoryChain:
-    """One scenario's memory, kept in ``folder`` as BFCL keeps it, opened and written back
-    through BFCL's own backend class. :meth:`open` refuses an entry whose prerequisites
-    (its ``depends_on``, in order) have not all been written: BFCL would warn and run it
-    on an empty memory; a resume here never does."""
+    """The memories of one category's scenarios, kept in ``folder`` as BFCL keeps them
+    (its ``model_result_dir``), opened and written back through BFCL's own backend class.
+    :meth:`open` refuses an entry unless exactly its prerequisites (its ``depends_on``, in
+    order) have been written: BFCL would warn and run it on an empty memory; a resume
+    here never runs an entry on a memory its prerequisites did not build."""
 
     def __init__(self, folder: str | Path, category: str) -> None:
         self.folder = Path(folder)
         self.category = category
         self._cls = _load_backend(category)
-        self._written = self.folder / "agentloop_written.json"
 
-    def written(self) -> list[str]:
-        """The prerequisites written back so far, in order."""
-        if not self._written.exists():
+    def _record(self, scenario: str) -> Path:
+        return self.folder / f"agentloop_{self.category}_{scenario}_written.json"
+
+    def written(self, scenario: str) -> list[str]:
+        """The scenario's prerequisites written back so far, in order."""
+        path = self._record(scenario)
+        if not path.exists():
             return []
-        ids: list[str] = json.loads(self._written.read_text(encoding="utf-8"))
+        ids: list[str] = json.loads(path.read_text(encoding="utf-8"))
         return ids
 
     def open(self, entry: dict[str, Any]) -> Any:
         """BFCL's backend instance for ``entry``, loaded as its handler loads it."""
         needed = list(entry.get("depends_on") or [])
-        if self.written() != needed:  # exactly its prerequisites, no fewer, no later ones
+        written = self.written(entry["scenario"])
+        if written != needed:  # exactly its prerequisites, no fewer, no later ones
             raise DatasetError(
                 f"{entry['id']}: its memory needs {needed} written first, in order; "
-                f"written: {self.written()}"
+                f"written: {written}"
             )
+        self.folder.mkdir(parents=True, exist_ok=True)
         instance = self._cls()
         instance._load_scenario(
-            copy.deepcopy(
-                {
-                    "model_result_dir": self.folder,
-                    "scenario": entry["scenario"],
-                    "test_id": entry["id"],
-                    "test_category": self.category,
-                }
-            )
+            {
+                "model_result_dir": self.folder,
+                "scenario": entry["scenario"],
+                "test_id": entry["id"],
+                "test_category": self.category,
+            }
         )
         return instance
 
@@ -207,4 +210,5 @@ class MemoryChain:
         if "_prereq_" not in entry["id"]:
             return
         instance._flush_memory_to_local_file()
-        self._written.write_text(json.dumps([*self.written(), entry["id"]]), encoding="utf-8")
+        ids = [*self.written(entry["scenario"]), entry["id"]]
+        self._record(entry["scenario"]).write_text(json.dumps(ids), encoding="utf-8")

@@ -4,12 +4,18 @@ tools (schemas from ``multi_turn_func_doc/memory_<backend>.json`` as BFCL sends 
 an OpenAI function-calling model), and the first messages as BFCL's handler builds them.
 
 A call runs as in the multi-turn environment (``call_bfcl_method``): the text BFCL's
-executor records. :meth:`MemoryEnvironment.finish` writes a prerequisite's memory back
+executor records. Its arguments first go through what BFCL's executor does to a call's
+text before evaluating it (``_process_method_calls``): a regular expression meant for the
+call's name also matches inside string arguments, so ``range (0.5)`` is stored as
+``range(0.5)`` and ``memory_append (x)`` as ``memory.memory_append(x)``. Applied to each
+argument's ``repr`` and read back, it gives exactly the values BFCL's ``eval`` passes,
+without evaluating anything. :meth:`MemoryEnvironment.finish` writes a prerequisite's memory back
 at the end of its conversation, as BFCL's handler does; a question's is dropped.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
@@ -69,7 +75,7 @@ class MemoryEnvironment:
         name = schema["name"]
 
         def run(**arguments: Any) -> str:
-            return call_bfcl_method(self.methods, name, arguments)
+            return call_bfcl_method(self.methods, name, self._as_bfcl_passes(arguments))
 
         return StructuredTool(
             name=name,
@@ -77,6 +83,17 @@ class MemoryEnvironment:
             args_schema=schema["parameters"],
             func=run,
         )
+
+    def _as_bfcl_passes(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import (
+            _process_method_calls,
+        )
+
+        mapping = dict.fromkeys(self.methods, "memory")
+        return {
+            key: ast.literal_eval(_process_method_calls(repr(value), mapping))
+            for key, value in arguments.items()
+        }
 
     def snapshot(self) -> dict[str, Any]:
         """The backend's public state (the memory), JSON-able."""
