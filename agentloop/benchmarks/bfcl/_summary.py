@@ -17,7 +17,8 @@ A category's accuracy is the fraction of its results whose ``bfcl_verdict`` scor
   web_search_no_snippet) and memory (unweighted: memory_kv, memory_vector,
   memory_rec_sum), scored by ``bfcl_agentic_verdict``;
 - Overall: Non-Live 10, Live 10, Irrelevance 10, Multi-Turn 30, Agentic 40, divided by
-  100. Format sensitivity is not part of it (BFCL reports its spread apart).
+  100. Format sensitivity is not part of it: BFCL reports its accuracy per prompt format,
+  their max delta and standard deviation apart (``_format_spread``).
 
 Two figures where categories are missing. BFCL counts a category not run as 0 (and, in
 Live's weighted mean, with all its entries): its figure is ``bfcl_accuracy`` /
@@ -40,9 +41,17 @@ from typing import Any
 
 from agentloop._records import RESULTS_FILE, latest_results
 from agentloop.benchmarks.bfcl._data import BFCL_CATEGORIES
+from agentloop.benchmarks.bfcl._format_sensitivity import FORMAT_SENSITIVITY
+from agentloop.benchmarks.bfcl._format_spread import (
+    FormatSpread,
+    format_of,
+    format_spread,
+    format_spread_lines,
+)
 from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES
 from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 from agentloop.errors import AgentloopError, DatasetError
+from agentloop.evals import BFCL_PROMPT_FORMATS
 
 __all__ = [
     "AGENTIC_CATEGORIES",
@@ -114,6 +123,8 @@ class CategoryScore:
     """A run of it selected fewer rows than its dataset held (its size is not known)."""
     ids: set[str] = field(default_factory=set)
     """The distinct entries run."""
+    by_format: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Format sensitivity: (correct, total) per prompt format."""
     not_comparable: int = 0
     """Results whose data was not obtained as BFCL obtains it (web searches replayed from
     a file): their verdict says ``leaderboard_comparable: false``."""
@@ -161,6 +172,8 @@ class BfclSummary:
     """Categories of the overall run in part (``category: N of M entries``)."""
     bfcl_overall: float | None = None
     """BFCL's overall, what is missing counted as 0 (``GroupScore.bfcl_accuracy``)."""
+    format_sensitivity: FormatSpread | None = None
+    """BFCL's format-sensitivity figures, when that category ran (not in the overall)."""
 
 
 def _results_file(path: Path) -> Path:
@@ -229,6 +242,7 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             else:
                 score.unscored += 1
                 ok += 1
+            _count_format(score, record, verdict)
         if ok and not verdicts:
             raise AgentloopError(
                 f"{path}: no result has a {key} score; add it with: agentloop score "
@@ -236,6 +250,16 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             )
         if others:
             notes.append(f"{path}: {others} result(s) are not BFCL rows (left out)")
+
+
+def _count_format(score: CategoryScore, record: dict[str, Any], verdict: Any) -> None:
+    """A format-sensitivity result counted in its prompt format (a failure without a
+    verdict of 1.0)."""
+    fmt = format_of(str(record.get("id"))) if score.category == FORMAT_SENSITIVITY else None
+    if fmt is not None:
+        correct, total = score.by_format.get(fmt, (0, 0))
+        passed = isinstance(verdict, dict) and verdict.get("score") == 1.0
+        score.by_format[fmt] = (correct + passed, total + 1)
 
 
 def _verdict_key(category: str) -> str:
@@ -356,7 +380,11 @@ def summarize_bfcl(paths: Sequence[str | Path]) -> BfclSummary:
                 "not comparable with BFCL's leaderboard, nor is a figure that includes them"
             )
     partial = tuple(p for g in counted for p in g.partial)
-    return BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial, bfcl_overall)
+    summary = BfclSummary(ordered, groups, overall, tuple(lacking), notes, partial, bfcl_overall)
+    if FORMAT_SENSITIVITY in scores:
+        formats = BFCL_PROMPT_FORMATS
+        summary.format_sensitivity = format_spread(scores[FORMAT_SENSITIVITY].by_format, formats)
+    return summary
 
 
 def _pct(value: float | None) -> str:
@@ -391,5 +419,7 @@ def format_bfcl_summary(summary: BfclSummary) -> str:
         f"{'Overall':<24} {_pct(summary.overall):>9}"
         + _partial(summary.overall_missing, summary.overall_partial, summary.bfcl_overall)
     )
+    if summary.format_sensitivity is not None:
+        lines += ["", *format_spread_lines(summary.format_sensitivity)]
     lines.extend(f"note: {n}" for n in summary.notes)
     return "\n".join(lines)
