@@ -335,3 +335,40 @@ def test_a_live_run_is_not_flagged_and_a_run_without_the_verdict_names_it(
     (tmp_path / "bare" / "results.jsonl").write_text(line("web_search_base_0", {}))
     with pytest.raises(Exception, match=f"no result has a {VERDICT} score"):
         summarize_bfcl([tmp_path / "bare"])
+
+
+def test_a_live_run_through_the_harness_keeps_the_key_out(
+    stub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "serp-0123456789abcdef0123456789"
+    monkeypatch.setenv(SERPAPI_KEY_ENV, secret)
+    script = {
+        "web_search_base_0": [
+            ask(call("c1", "search_engine_query", {"keywords": "richest in China"})),
+            ask(call("c2", "fetch_url_content", {"url": f"{stub}/page", "mode": "raw"})),
+            "{'answer': 'Zhang Yiming', 'context': 'search'}",
+        ]
+    }
+    path = ROOT / "configs" / "bfcl" / "web_search_base.yaml"
+    config = load_config(
+        path,
+        overrides={
+            "model": f"scripted:{write_json(tmp_path / 'script.json', script)}",
+            "environment": {
+                "factory": "agentloop.benchmarks:bfcl_web_search_environment",
+                "args": {"search": "live", "serpapi_url": stub},
+            },
+            "sample_ids": ["web_search_base_0"],
+            "output_dir": str(tmp_path / "runs"),
+            "preflight": False,
+        },
+    )
+    outcome = run_eval_sync(config, config_path=str(path))
+    assert outcome.exit_code == 0 and outcome.summary.errored == 0
+    (line,) = read_results(outcome.run_dir)
+    verdict = line["scores"][VERDICT]
+    assert verdict["score"] == 1.0 and verdict["details"]["leaderboard_comparable"] is True
+    assert _Stub.seen[-1]["api_key"] == [secret]  # sent to SerpAPI, written nowhere
+    for name in ("results.jsonl", "run.json", "summary.json"):
+        assert secret not in (outcome.run_dir / name).read_text()
+    assert "not comparable" not in format_bfcl_summary(summarize_bfcl([outcome.run_dir]))
