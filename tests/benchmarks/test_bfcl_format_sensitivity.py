@@ -12,9 +12,11 @@ from agentloop.evals import BFCL_PROMPT_FORMATS, bfcl_prompt_format, bfcl_verdic
 
 from agentloop.benchmarks.bfcl._data import bfcl_rows, check_bfcl_category
 from agentloop.benchmarks.bfcl._format_sensitivity import format_sensitivity_rows
+from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
+from agentloop.benchmarks.bfcl._summary import summarize_bfcl
 from agentloop.harness import load_config
 from agentloop.harness.run._runner import run_eval_sync
-from tests.support.harness import only_run_dir, read_results, write_config, write_json
+from tests.support.harness import ROOT, only_run_dir, read_results, write_config, write_json
 
 HINT = " Note that the provided function is in Python 3 syntax."
 
@@ -173,3 +175,29 @@ def test_a_config_runs_the_category_from_scripted_text_replies(tmp_path: Path) -
         c for c in BFCL_PROMPT_FORMATS if c.startswith("ret_fmt=python&tool_call_tag=False")
     }
     assert json.dumps(lines)  # written as JSON
+
+
+CONFIG = ROOT / "configs" / "bfcl" / "format_sensitivity.yaml"
+
+
+def test_the_shipped_config_and_its_offline_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(BFCL_DATA_ENV)  # the recipe answers the installed package's rows
+    config = load_config(CONFIG)
+    assert config.dataset == "bfcl:format_sensitivity" and config.tools == []
+    assert config.rewards == ["bfcl_verdict"] and config.tool_choice is None
+    script = ROOT / "configs" / "scripts" / "bfcl_format_sensitivity.json"
+    config = load_config(
+        CONFIG,
+        overrides={"model": f"scripted:{script}", "output_dir": str(tmp_path), "limit": 26},
+    )
+    outcome = run_eval_sync(config, config_path=str(CONFIG))
+    assert outcome.exit_code == 0 and outcome.summary.errored == 0
+    summary = summarize_bfcl([outcome.run_dir])
+    score = summary.categories["format_sensitivity"]
+    assert (score.total, score.correct) == (26, 24)  # as the config's comment says
+    spread = summary.format_sensitivity
+    assert spread is not None and spread.max_delta == 100.0
+    failed = {f for f, acc in spread.accuracy.items() if acc == 0.0}
+    assert failed == {BFCL_PROMPT_FORMATS[0], BFCL_PROMPT_FORMATS[9]}
