@@ -1,16 +1,18 @@
-"""Agreement of agentloop's ``bfcl_memory_verdict`` with BFCL's own verdict on memory
+"""Agreement of agentloop's ``bfcl_agentic_verdict`` with BFCL's own verdict on memory
 questions (``memory_kv``, ``memory_rec_sum``).
 
 For every question of each category, the final answer is phrased the ways BFCL's
 ``agentic_checker`` accepts and rejects: each accepted answer in BFCL's answer format,
 in a sentence, upper-cased, in bold, spaces after commas dropped (the checker keeps
 whitespace), glued to a letter (whole words only), with quotes, "I do not know", empty,
-an answer followed by a call, a call with no answer after it, long and non-ASCII text.
+an answer followed by a call, a call with no answer after it, a last call whose arguments
+are not JSON (BFCL then checks its record of the call), long and non-ASCII text.
 Each case gets two verdicts:
 
 - BFCL's: ``bench/bfcl_memory_checker.py`` in ``.venv-bfcl`` (``make .venv-bfcl``),
   ``eval_runner._evaluate_single_agentic_entry`` unmodified;
-- agentloop's: ``bfcl_memory_verdict`` on the same steps as an OpenAI-format conversation.
+- agentloop's: ``bfcl_agentic_verdict`` (the verdict of memory questions and web search)
+  on the same steps as an OpenAI-format conversation.
 
 Prints agreement per category and kind and every disagreement; target 100%.
 
@@ -31,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agentloop.benchmarks.bfcl._agentic_verdict import bfcl_agentic_verdict  # noqa: E402
 from agentloop.benchmarks.bfcl._memory import MEMORY_CATEGORIES, memory_entries  # noqa: E402
-from agentloop.benchmarks.bfcl._memory_verdict import bfcl_memory_verdict  # noqa: E402
 
 BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
 _CALL = [{"core_memory_retrieve": json.dumps({"key": "name"})}]
@@ -56,6 +58,8 @@ def phrasings(answers: list[str]) -> list[tuple[str, list[Any]]]:
         ("empty", [""]),
         ("answer_then_call", [first, _CALL]),
         ("call_only", [_CALL]),
+        ("malformed_call_last", [first, [{"core_memory_retrieve": '{"key": "x"'}]]),
+        ("malformed_call_answer", [[{"core_memory_retrieve": f'{{"key": "{first}"'}]]),
         ("answer_then_wrong", [first, _CALL, "Actually, I cannot answer this question."]),
         ("long", ["filler " * 5000 + first]),
         ("non_ascii", [f"答案：{first}。"]),
@@ -66,18 +70,23 @@ def phrasings(answers: list[str]) -> list[tuple[str, list[Any]]]:
 
 def messages_of(steps: list[Any]) -> list[dict[str, Any]]:
     """The steps as the conversation agentloop records: a call step as an assistant
-    message with tool calls and their results, a text step as an assistant message."""
+    message with tool calls (the argument text as sent) and their results, a text step as
+    an assistant message."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "question"}]
     for number, step in enumerate(steps):
         if isinstance(step, str):
             messages.append({"role": "assistant", "content": step})
             continue
         calls = [
-            {"id": f"c{number}_{i}", "name": name, "args": json.loads(args)}
+            {
+                "id": f"c{number}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": args},
+            }
             for i, call in enumerate(step)
             for name, args in call.items()
         ]
-        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
         messages += [{"role": "tool", "tool_call_id": c["id"], "content": "{}"} for c in calls]
     return messages
 
@@ -115,24 +124,28 @@ def main(argv: list[str] | None = None) -> int:
     bfcl_seconds = time.perf_counter() - started
     theirs = {v["case_id"]: v for v in map(json.loads, done.stdout.splitlines())}
     started = time.perf_counter()
-    ours = {c["case_id"]: bfcl_memory_verdict(messages_of(c["steps"]), c["answers"]) for c in cases}
+    ours = {
+        c["case_id"]: bfcl_agentic_verdict(messages_of(c["steps"]), {"answer": c["answers"]})
+        for c in cases
+    }
     our_seconds = time.perf_counter() - started
     total: Counter[str] = Counter()
     agree: Counter[str] = Counter()
-    valid: Counter[str] = Counter()
+    bfcl_valid: Counter[str] = Counter()
     for case in cases:
         bfcl, mine = theirs[case["case_id"]], ours[case["case_id"]]
-        same = bfcl["valid"] == mine.valid and bfcl.get("error_type") == mine.error_type
+        valid = mine.score == 1.0
+        same = bfcl["valid"] == valid and bfcl.get("error_type") == mine.details.error_type
         kind = "format" if case["kind"].startswith("format_") else case["kind"]
         for key in (case["category"], f"kind {kind}"):
             total[key] += 1
             agree[key] += same
-            valid[key] += bool(bfcl["valid"])
+            bfcl_valid[key] += bool(bfcl["valid"])
         if not same:
-            print("DISAGREE", case["id"], case["kind"], bfcl, mine.model_dump(), flush=True)
+            print("DISAGREE", case["id"], case["kind"], bfcl, mine.reason, flush=True)
     print(f"{'':28} {'cases':>6} {'agree':>6} {'BFCL valid':>10}")
     for key in total:
-        print(f"{key:28} {total[key]:6} {agree[key]:6} {valid[key]:10}")
+        print(f"{key:28} {total[key]:6} {agree[key]:6} {bfcl_valid[key]:10}")
     overall = sum(agree[c] for c in MEMORY_CATEGORIES) / max(1, len(cases))
     print(f"overall agreement {overall:.4%} on {len(cases)} cases")
     print(

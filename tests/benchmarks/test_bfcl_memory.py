@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentloop.benchmarks.bfcl._agentic_verdict import bfcl_agentic_verdict
 from agentloop.benchmarks.bfcl._memory import (
     MemoryChain,
     answer_format_prompt,
@@ -13,7 +14,6 @@ from agentloop.benchmarks.bfcl._memory import (
     memory_entries,
     memory_system_prompt,
 )
-from agentloop.benchmarks.bfcl._memory_verdict import bfcl_memory_verdict
 from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.errors import DatasetError
 
@@ -111,23 +111,16 @@ def test_rec_sum_memory_through_bfcls_class(tmp_path) -> None:
         ("I do not know", False),
     ],
 )
-def test_verdict_is_the_agentic_checkers(answer: str, valid: bool) -> None:
+def test_a_question_is_judged_by_the_agentic_verdict(answer: str, valid: bool) -> None:
     messages = [
         {"role": "user", "content": "What is my first name?"},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": "x"}]},
-        {"role": "tool", "content": "Michael"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": "x", "args": {}}]},
+        {"role": "tool", "tool_call_id": "1", "content": "Michael"},
         {"role": "assistant", "content": answer},
     ]
-    verdict = bfcl_memory_verdict(messages, ["Michael"])
-    assert verdict.valid is valid
-    assert verdict.answer == answer
-    assert verdict.error_type == (None if valid else "agentic:answer_not_found")
-
-
-def test_verdict_without_a_final_message() -> None:
-    messages = [{"role": "assistant", "content": "Michael", "tool_calls": [{"id": "1"}]}]
-    verdict = bfcl_memory_verdict(messages, ["Michael"])
-    assert (verdict.valid, verdict.error_type) == (False, "agentic:no_last_message")
+    verdict = bfcl_agentic_verdict(messages, {"answer": ["Michael"]})
+    assert verdict.score == (1.0 if valid else 0.0)
+    assert verdict.details.error_type == (None if valid else "agentic:answer_not_found")
 
 
 def _memory_keeper(messages, tools):
@@ -170,8 +163,8 @@ def test_a_scenario_played_through_the_loop(tmp_path) -> None:
     assert "My name is Michael" in first[0]["content"]
     assert first[1:] == [{"role": "user", "content": "What is my first name?"}]
     trajectory = run_agent_sync(model, env.tools(), first)
-    verdict = bfcl_memory_verdict(trajectory.messages, question["ground_truth"])
-    assert verdict.valid, verdict
+    verdict = bfcl_agentic_verdict(trajectory, {"answer": question["ground_truth"]})
+    assert verdict.score == 1.0, verdict.reason
     env.finish()  # a question leaves the memory as it found it
     assert chain.written("customer") == question["depends_on"]
 
