@@ -142,6 +142,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 	$(PY) bench/bfcl_memory_agreement.py
 	$(PY) bench/bfcl_memory_state_agreement.py
 	$(PY) bench/bfcl_web_search_agreement.py
+	$(PY) bench/bfcl_format_agreement.py --limit 520  # 20 entries x 26 formats: ~25 s
 	$(PY) bench/agent_doors.py
 	$(PY) bench/concurrent_agents.py
 
@@ -171,6 +172,7 @@ bfcl-agreement: $(STAMP) $(BFCL_STAMP)
 	$(PY) bench/bfcl_agreement.py --speed 3
 	$(PY) bench/bfcl_multi_turn_agreement.py
 	$(PY) bench/bfcl_overall_agreement.py
+	$(PY) bench/bfcl_format_agreement.py  # all 5200 format-sensitivity rows: ~45 s
 
 # BFCL multi-turn through `agentloop run`: a scripted model replaying the ground truth passes
 # all 200 entries of each multi-turn category; without the last call of each entry, none.

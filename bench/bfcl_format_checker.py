@@ -14,7 +14,8 @@ entry's return format and tag read from its id by ``parse_prompt_variation_param
 the entries and possible answers from BFCL's loaders as ``evaluate_task`` reads them,
 the reply decoded by an OpenAI prompting handler's ``decode_ast``
 (``default_decode_ast_prompting``) and checked as a prompting model
-(``gorilla-openfunctions-v2``: no name conversion).
+(``gorilla-openfunctions-v2``: no name conversion). The CPU time of those calls is
+written last to stderr (``cpu_seconds=``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import copy
 import json
 import sys
+import time
 
 from bfcl_eval.constants.enums import Language, ReturnFormat
 from bfcl_eval.eval_checker.eval_runner import _evaluate_single_ast_entry
@@ -55,8 +57,10 @@ def verdicts() -> None:
     for e, a in zip(entries, answers, strict=True):
         assert e["id"].split(":")[-1] == a["id"], (e["id"], a["id"])  # aligned, as BFCL relies on
         by_id[e["id"]] = (e, a["ground_truth"])
+    spent = 0.0
     for line in sys.stdin:
         case = json.loads(line)
+        started = time.process_time()
         entry, answer = by_id[case["id"]]
         config = case["id"].split(":")[1]
         ret, tag, _, _, _ = parse_prompt_variation_params(config)
@@ -72,12 +76,14 @@ def verdicts() -> None:
             return_format=ReturnFormat(ret),
             has_tool_call_tag=tag,
         )
+        spent += time.process_time() - started
         out = {
             "case_id": case["case_id"],
             "valid": bool(result["valid"]),
             "error_type": result.get("error_type"),
         }
         sys.stdout.write(json.dumps(out) + "\n")
+    sys.stderr.write(f"cpu_seconds={spent}\n")
 
 
 def main() -> int:
