@@ -178,3 +178,12 @@ def test_arguments_reach_the_memory_as_bfcls_executor_passes_them(tmp_path) -> N
     append.invoke({"text": "TSH in range (0.5-4.5); call memory_clear (later)\n"})
     # BFCL's call-name regex runs over the whole call text, string arguments included
     assert env.snapshot()["memory"] == "TSH in range(0.5-4.5); call memory.memory_clear(later)\n"
+
+
+def test_a_memory_dataset_says_why_it_does_not_run_yet() -> None:
+    from agentloop.benchmarks import check_bfcl_category
+
+    with pytest.raises(DatasetError, match=r"^bfcl:memory_kv cannot run from a config yet: "):
+        check_bfcl_category("memory_kv")
+    with pytest.raises(DatasetError, match=r"^bfcl:memory_vector cannot run here: .*torch"):
+        check_bfcl_category("memory_vector")

@@ -25,6 +25,7 @@ from agentloop.benchmarks.bfcl._format_sensitivity import (
     FORMAT_SENSITIVITY,
     format_sensitivity_rows,
 )
+from agentloop.benchmarks.bfcl._memory import MEMORY_NOT_YET, check_memory_category
 from agentloop.benchmarks.bfcl._multi import MULTI_TURN_CATEGORIES, bfcl_multi_turn_row
 from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 from agentloop.benchmarks.bfcl._web_search import WEB_SEARCH_CATEGORIES, bfcl_web_search_row
@@ -72,6 +73,9 @@ def bfcl_category(dataset: str) -> str | None:
 def check_bfcl_category(category: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown category."""
     every = (*BFCL_CATEGORIES, *MULTI_TURN_CATEGORIES, *WEB_SEARCH_CATEGORIES, FORMAT_SENSITIVITY)
+    if category.startswith("memory_"):
+        check_memory_category(category)  # memory_vector, an unknown backend: their own line
+        raise DatasetError(MEMORY_NOT_YET.format(category=category))
     if category not in every:
         known = ", ".join(every)
         raise DatasetError(f"unknown BFCL category {category!r}; known: {known}")

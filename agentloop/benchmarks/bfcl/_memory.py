@@ -32,6 +32,7 @@ from agentloop.errors import DatasetError
 
 __all__ = [
     "MEMORY_CATEGORIES",
+    "MEMORY_NOT_YET",
     "MEMORY_SCENARIOS",
     "MemoryChain",
     "answer_format_prompt",
@@ -42,12 +43,17 @@ __all__ = [
 
 MEMORY_CATEGORIES = ("memory_kv", "memory_rec_sum")
 """The memory categories agentloop runs; ``memory_vector`` is refused (see the module)."""
+MEMORY_NOT_YET = (
+    "bfcl:{category} cannot run from a config yet: each entry must start after the entries "
+    "it depends on have ended, with a system prompt made from the memory they left, and the "
+    "harness runs rows independently (docs: BFCL memory)"
+)
 # bfcl_eval.constants.category_mapping.MEMORY_SCENARIO_NAME, in its order
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 _SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 _VECTOR_REFUSAL = (
     "bfcl:memory_vector cannot run here: BFCL's own MemoryAPI_vector imports "
-    "sentence-transformers (torch) and faiss when it loads; memory_kv and memory_rec_sum run"
+    "sentence-transformers (torch) and faiss when it loads; memory_kv and memory_rec_sum do not"
 )
 
 
