@@ -187,3 +187,14 @@ def test_a_memory_dataset_says_why_it_does_not_run_yet() -> None:
         check_bfcl_category("memory_kv")
     with pytest.raises(DatasetError, match=r"^bfcl:memory_vector cannot run here: .*torch"):
         check_bfcl_category("memory_vector")
+
+
+def test_a_non_finite_number_fails_as_bfcls_eval_fails(tmp_path) -> None:
+    from agentloop.benchmarks.bfcl._memory_env import MemoryEnvironment
+
+    prereq = _scenario("memory_kv", "healthcare")[0]
+    env = MemoryEnvironment(MemoryChain(tmp_path, "memory_kv"), prereq)
+    search = next(t for t in env.tools() if t.name == "core_memory_key_search")
+    assert search.func(query=["a", float("nan")], k=float("inf")) == (
+        "Error during execution: name 'nan' is not defined"
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -42,6 +43,18 @@ def _docs(category: str) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise DatasetError(f"BFCL function docs not found: {path}") from None
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _first_non_finite(value: Any) -> str | None:
+    """``inf`` or ``nan``, as the first non-finite float in ``value`` reads in a ``repr``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else "inf"
+    items = value.values() if isinstance(value, dict) else value
+    if isinstance(value, (list, tuple, dict)):
+        for item in items:
+            if (found := _first_non_finite(item)) is not None:
+                return found
+    return None
 
 
 class MemoryEnvironment:
@@ -75,6 +88,9 @@ class MemoryEnvironment:
         name = schema["name"]
 
         def run(**arguments: Any) -> str:
+            if (bad := _first_non_finite(list(arguments.values()))) is not None:
+                # BFCL's text of the call holds ``inf`` or ``nan``: its eval fails on the name
+                return f"Error during execution: name '{bad}' is not defined"
             return call_bfcl_method(self.methods, name, self._as_bfcl_passes(arguments))
 
         return StructuredTool(
