@@ -8,8 +8,9 @@ one was; ``*parallel*`` needs as many calls as expected, paired without order;
 ``*multiple*`` checks the one call against the expected function; the others need
 exactly one call. ``*java*`` and ``*javascript*`` arguments are strings read by BFCL's own
 converters (``_bfcl_languages``). ``format_sensitivity``: the reply's text is decoded in
-the row's prompt format (``_bfcl_formats``), then checked as its source category. Known difference: BFCL pairs parallel calls greedily and
-can reject a correct reordering; here pairing is maximum bipartite matching.
+the row's prompt format (``_bfcl_formats``), then checked as its source category.
+Known difference: BFCL pairs parallel calls greedily and can reject a correct
+reordering; here pairing is maximum bipartite matching.
 """
 
 from __future__ import annotations
