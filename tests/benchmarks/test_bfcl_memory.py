@@ -198,3 +198,16 @@ def test_a_non_finite_number_fails_as_bfcls_eval_fails(tmp_path) -> None:
     assert search.func(query=["a", float("nan")], k=float("inf")) == (
         "Error during execution: name 'nan' is not defined"
     )
+
+
+def test_a_rerun_prerequisite_starts_from_the_last_recorded_memory(tmp_path) -> None:
+    prereqs = [e for e in _scenario("memory_rec_sum", "finance") if "_prereq_" in e["id"]]
+    chain = MemoryChain(tmp_path, "memory_rec_sum")
+    first = chain.open(prereqs[0])
+    first.memory_append("a;")
+    chain.write_back(prereqs[0], first)
+    second = chain.open(prereqs[1])
+    second.memory_append("b;")
+    second._flush_memory_to_local_file()  # stopped here: flushed, not recorded
+    assert chain.written("finance") == [prereqs[0]["id"]]
+    assert chain.open(prereqs[1]).memory == "a;"  # not "a;b;": its work is not applied twice

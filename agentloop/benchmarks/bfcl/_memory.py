@@ -172,7 +172,10 @@ class MemoryChain:
     (its ``model_result_dir``), opened and written back through BFCL's own backend class.
     :meth:`open` refuses an entry unless exactly its prerequisites (its ``depends_on``, in
     order) have been written: BFCL would warn and run it on an empty memory; a resume
-    here never runs an entry on a memory its prerequisites did not build."""
+    here never runs an entry on a memory its prerequisites did not build. The memory an
+    entry loads is the checkpoint of the last recorded prerequisite, so a run stopped
+    between BFCL's flush and the record does not leave a prerequisite's work applied
+    twice."""
 
     def __init__(self, folder: str | Path, category: str) -> None:
         self.folder = Path(folder)
@@ -200,6 +203,8 @@ class MemoryChain:
                 f"written: {written}"
             )
         self.folder.mkdir(parents=True, exist_ok=True)
+        if written:  # BFCL loads the latest snapshot: make it the last recorded entry's end
+            self._restore(entry, written[-1])
         instance = self._cls()
         instance._load_scenario(
             {
@@ -210,6 +215,20 @@ class MemoryChain:
             }
         )
         return instance
+
+    def _restore(self, entry: dict[str, Any], last: str) -> None:
+        """The scenario's latest snapshot set back to ``last``'s checkpoint: a run that
+        stopped after BFCL's flush but before the record leaves a later memory there."""
+        from bfcl_eval.utils import get_directory_structure_by_id
+
+        folder = self.folder / get_directory_structure_by_id(entry["id"]) / "memory_snapshot"
+        checkpoint = folder / "prereq_checkpoints" / f"{last}.json"
+        try:
+            text = checkpoint.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            missing = f"{entry['id']}: {last}'s saved memory is missing: {checkpoint}"
+            raise DatasetError(missing) from None
+        (folder / f"{entry['scenario']}_final.json").write_text(text, encoding="utf-8")
 
     def write_back(self, entry: dict[str, Any], instance: Any) -> None:
         """A prerequisite's memory at its end, saved as BFCL saves it; a question's never."""
