@@ -74,7 +74,14 @@ Read = tuple[tuple[str, str] | None, Any, str, "type | None", "type | None"]
 
 def read_argument(language: BfclLanguage, param: str, value: Any, details: Any) -> Read:
     """``(failure, value, type name, type, items' type)`` of one argument, as BFCL's
-    ``simple_function_checker`` reads it before its shared rules."""
+    ``simple_function_checker`` reads it before its shared rules.
+
+    >>> java = bfcl_language("simple_java")
+    >>> read_argument(java, "n", "10L", {"type": "long"})[:2]
+    (None, 10)
+    >>> read_argument(java, "n", 10, {"type": "long"})[0]
+    ('type_error:java', "type of 'n': expected a string (Java long), got int")
+    """
     details = details if isinstance(details, Mapping) else {}
     desc = str(details.get("type"))
     kind = language.types.get(desc)

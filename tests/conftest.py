@@ -90,3 +90,16 @@ def _agentloop_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     # PATH, as in an activated environment; tests/cli/test_command_name.py tests the others.
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
+
+
+# aiohttp 3.14 (required by inspect-ai's aiobotocore) deprecates subclassing ClientSession,
+# which google-genai 3.6 does when it is imported: a third party's warning, which -W error
+# would turn into a failed google_genai model in every test that opens one.
+_THIRD_PARTY_WARNINGS = pytest.mark.filterwarnings(
+    "ignore:Inheritance class AiohttpClientSession from ClientSession:DeprecationWarning"
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(_THIRD_PARTY_WARNINGS)

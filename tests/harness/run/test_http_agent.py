@@ -76,7 +76,7 @@ class Service:
                     self.end_headers()
                     self.wfile.write(answer)
                     return
-                self.rfile = _Replay(raw)
+                self.rfile = _Replay(raw, self.rfile)
                 super().do_POST()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -169,13 +169,17 @@ PROTOCOLS = {"responses": _responses_agent, "messages": _anthropic_agent}
 
 
 class _Replay:
-    """The body again, for the docs' handler to read."""
+    """The body again, for the docs' handler to read; closing it closes the connection's
+    own reader, as the server does when the request ends."""
 
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
+    def __init__(self, raw: bytes, reader: Any) -> None:
+        self.raw, self.reader = raw, reader
 
     def read(self, n: int) -> bytes:
         return self.raw[:n]
+
+    def close(self) -> None:
+        self.reader.close()
 
 
 @pytest.fixture
