@@ -242,6 +242,22 @@ def test_summary_and_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "-0.250" in out and "1 changed score(s)" in out and "s0002" in out
 
 
+def test_the_folder_above_a_run_names_the_run_inside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = add_setup(tmp_path, n=2)
+    assert run_cli(capsys, "run", str(config), "--output-dir", str(tmp_path / "a"))[0] == 0
+    run = only_run_dir(tmp_path / "a")
+    for command in (["summary", str(tmp_path / "a")], ["compare", str(tmp_path / "a"), str(run)]):
+        code, _, err = run_cli(capsys, *command)
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.rstrip().endswith(f"; it holds the run directory {run}"), err
+    assert run_cli(capsys, "run", str(config), "--output-dir", str(tmp_path / "a"))[0] == 0
+    newest = max((tmp_path / "a").iterdir(), key=lambda p: p.stat().st_mtime)
+    _, _, err = run_cli(capsys, "summary", str(tmp_path / "a"))
+    assert err.rstrip().endswith(f"; it holds 2 run directories, the newest {newest}"), err
+
+
 def test_module_entry_point(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "agentloop.cli", "run", "missing.yaml"],

@@ -47,6 +47,7 @@ __all__ = [
     "build_header",
     "check_resume",
     "configured_rewards",
+    "not_a_run",
     "open_run",
     "read_header",
     "redacted_config",
@@ -201,10 +202,24 @@ def build_header(
     }
 
 
+def not_a_run(path: Path, why: str) -> AgentloopError:
+    """The error for a path that is not a run directory, naming the newest run directory
+    inside it when it holds some (an ``output_dir`` such as ``runs/``, or the folder an
+    import ran into)."""
+    headers = path.glob(f"*/{HEADER_FILE}") if path.is_dir() else iter(())
+    runs = sorted((h.parent for h in headers), key=lambda run: run.stat().st_mtime)
+    hint = ""
+    if len(runs) == 1:
+        hint = f"; it holds the run directory {runs[0]}"
+    elif runs:
+        hint = f"; it holds {len(runs)} run directories, the newest {runs[-1]}"
+    return AgentloopError(f"{path}: {why}{hint}")
+
+
 def read_header(run_dir: Path) -> dict[str, Any]:
     """A run's ``run.json``; ``AgentloopError`` when ``run_dir`` is not a run directory."""
     if not (run_dir / HEADER_FILE).is_file():
-        raise AgentloopError(f"{run_dir}: not a run directory (no {HEADER_FILE})")
+        raise not_a_run(run_dir, f"not a run directory (no {HEADER_FILE})")
     header = read_json(run_dir / HEADER_FILE)
     if header.get("format") not in FORMATS:
         raise AgentloopError(f"{run_dir}/{HEADER_FILE}: not an agentloop run header ({FORMAT})")

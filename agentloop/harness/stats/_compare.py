@@ -34,7 +34,7 @@ from agentloop.harness.rundir._files import (
     read_json,
     summary_name,
 )
-from agentloop.harness.rundir._header import configured_rewards, reward_directions
+from agentloop.harness.rundir._header import configured_rewards, not_a_run, reward_directions
 from agentloop.harness.stats._error_bars import (
     LEVEL,
     PairedDifference,
@@ -229,7 +229,7 @@ def resolve_results(path: str | Path) -> tuple[Path, int]:
     run_dir = target if target.is_dir() else target.parent
     results = target / RESULTS_FILE if target.is_dir() else target
     if not results.is_file():
-        raise AgentloopError(f"{path}: no results file ({RESULTS_FILE}) found")
+        raise not_a_run(target, f"no results file ({RESULTS_FILE}) found")
     if (run_dir / HEADER_FILE).is_file():
         return results, int(read_json(run_dir / HEADER_FILE).get("config", {}).get("epochs", 1))
     index = index_results(results)
