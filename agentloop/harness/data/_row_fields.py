@@ -56,10 +56,13 @@ class RowFields:
     """Row field -> the rows without it (``answer`` and ``ground_truth`` only)."""
     unread: dict[str, _Seen] = field(default_factory=dict)
     """Unread top-level field -> the rows that have it."""
+    dependent: int = 0
+    """Rows with a ``depends_on``: the run then orders them (``_dependencies``)."""
 
     def add(self, sample: Sample) -> None:
         """Note one valid row."""
         self.rows += 1
+        self.dependent += bool(sample.depends_on)
         for name, value in (("answer", sample.answer), ("ground_truth", sample.ground_truth)):
             if value is None:
                 self.lacking.setdefault(name, _Seen()).add(sample.line)

@@ -30,6 +30,7 @@ ROW_FIELDS = (
     "turns",
     "environment",
     "user_scenario",
+    "depends_on",
 )
 """The top-level fields agentloop reads from a row; any other is read by nothing."""
 
@@ -58,6 +59,9 @@ class Sample:
     expected_calls: tuple[ExpectedCall, ...] | None = None
     """The ground truth's calls compiled once, when the row is read, for every epoch's
     tool-call rewards (the reward input ``expected_calls``); None without a ground truth."""
+    depends_on: tuple[str, ...] = ()
+    """Ids of the rows that must have finished, in the same epoch and run directory,
+    before this one starts (``agentloop.harness.run._dependencies``)."""
     unread: tuple[str, ...] = ()
     """The row's top-level fields that are not in ``ROW_FIELDS``: nothing reads them (not a
     reward, a tool factory nor a template: they see the row as ``ROW_FIELDS``)."""
@@ -252,6 +256,11 @@ def _check_fields(row: dict[str, Any], mode: Mode, problems: list[str]) -> None:
         problems.append("'answer' must be a string or a list of strings")
     if row.get("metadata") is not None and not isinstance(row["metadata"], dict):
         problems.append("'metadata' must be an object")
+    depends = row.get("depends_on")
+    if depends is not None and not (
+        isinstance(depends, list) and all(isinstance(d, (str, int)) for d in depends)
+    ):
+        problems.append("'depends_on' must be a list of row ids")
     sample_id = row.get("id")
     if sample_id is not None and (
         isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)) or sample_id == ""
@@ -303,6 +312,7 @@ def parse_line(text: str, line: int, mode: Mode = "generate") -> Sample:
         turns=row.get("turns") or [],
         environment=row.get("environment"),
         user_scenario=row.get("user_scenario"),
+        depends_on=tuple(str(d) for d in row.get("depends_on") or ()),
         expected_calls=expected,
         unread=tuple(k for k in row if k not in ROW_FIELDS),
     )

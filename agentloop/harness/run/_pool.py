@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from agentloop.harness.data._rows import Sample
+from agentloop.harness.run._dependencies import blocked_reason
 from agentloop.harness.run._sample import Prepared, run_sample
 from agentloop.models import ModelSource
 
@@ -52,12 +53,21 @@ class LocalPool:
         self.user_endpoint = user.endpoint if user is not None else None
 
     async def run(self, pairs: Iterator[tuple[Sample, int]], deliver: Deliver) -> None:
+        order = self.p.dependencies
+
         async def worker() -> None:
-            # next() never awaits, so workers can share one plain iterator safely.
+            # next() never awaits, so workers can share one plain iterator safely. A row's
+            # dependencies come before it in the stream, so waiting for them never deadlocks.
             for sample, epoch in pairs:
-                deliver(
-                    *await run_sample(self.p, self.source, sample, epoch, self.user, self.judges)
+                blocked = None
+                if order is not None and (failed := await order.failed(sample.id, epoch)):
+                    blocked = blocked_reason(failed)
+                line, errored = await run_sample(
+                    self.p, self.source, sample, epoch, self.user, self.judges, blocked
                 )
+                deliver(line, errored)
+                if order is not None:
+                    order.finished(sample.id, epoch, not errored)
 
         async with anyio.create_task_group() as group:
             for _ in range(self.p.config.concurrency):

@@ -27,7 +27,7 @@ from agentloop.harness.run._executor import open_executor
 from agentloop.harness.run._otel_live import LiveTraces
 from agentloop.harness.run._reporting import Reporter, SilentProgress
 from agentloop.harness.run._sample import Prepared, prepare
-from agentloop.harness.rundir._files import RESULTS_FILE, ResultWriter
+from agentloop.harness.rundir._files import RESULTS_FILE, ResultWriter, latest_status
 from agentloop.harness.rundir._header import open_run
 from agentloop.harness.stats._summary import RunSummary
 from agentloop.harness.stats._summary_file import write_summary
@@ -119,6 +119,8 @@ async def run_eval(
                 return RunOutcome(run_dir, summary, skipped=len(done), nothing_to_do=True)
             if announce is not None:
                 announce(run_dir)
+            if p.dependencies is not None and resume_dir is not None:  # written ones count
+                p.dependencies.resume_from(latest_status(run_dir / RESULTS_FILE), done)
             reporter = reporter or SilentProgress()
             reporter.start(total, min(len(done), total))
             if live is not None:

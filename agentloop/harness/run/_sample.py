@@ -28,6 +28,7 @@ from agentloop.harness.data._row_tools import check_row_tools
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.data._selection import Selection, iter_selected, select_rows
 from agentloop.harness.run._agent import OwnAgent
+from agentloop.harness.run._dependencies import Dependencies, check_dependencies
 from agentloop.harness.run._environment import (
     EnvironmentFactory,
     environment_input,
@@ -67,6 +68,8 @@ class Prepared:
     """The configured environment, made afresh per (sample, epoch)."""
     user_instructions: str | None = None
     """The simulated user's instructions template, read once (a file's text)."""
+    dependencies: Dependencies | None = None
+    """The order of rows with ``depends_on`` (None: no row has one)."""
     agent: OwnAgent | None = None
     """The configured agent of your own (``agent:``), imported once; None: the loop."""
     pricing: dict[str, Pricing] = field(default_factory=dict)
@@ -130,6 +133,7 @@ def prepare(
     if scan.valid == 0 or not config.skip_invalid:
         scan.raise_if_invalid()
     selection = select_rows(config, scan)  # an id matching no row: said before tools load
+    dependencies = check_dependencies(config, selection) if scan.row_fields.dependent else None
     rewards = RewardPlan.from_config(config)
     if config.environment is None and (asking := rewards.asking_for("environment")):
         raise ConfigError(
@@ -164,6 +168,7 @@ def prepare(
             else None
         ),
         warnings=warnings,
+        dependencies=dependencies,
         agent=OwnAgent(config.agent) if config.agent is not None else None,
     )
 
@@ -305,10 +310,13 @@ async def run_sample(
     epoch: int,
     user_source: ModelSource | None = None,
     judges: Judges | None = None,
+    blocked: str | None = None,
 ) -> tuple[str, bool]:
     """Run, score and encode one (sample, epoch); every failure becomes an error line.
     ``user_source`` gives the simulated user's model (config ``user:``); ``judges`` the
-    run's judges, for rewards whose config names a judge model (``judge:``)."""
+    run's judges, for rewards whose config names a judge model (``judge:``); ``blocked``
+    why the pair does not run (its dependencies failed): an error line of kind
+    ``dependency``."""
     started, started_at = time.perf_counter(), utc_now()
     env_names = p.environment.names if p.environment is not None else []
     single = (
@@ -331,6 +339,8 @@ async def run_sample(
     scores, passed, reward_errors, not_applicable = {}, {}, {}, {}
     judging = judges.for_sample(sample.id, epoch) if judges is not None else None
     try:
+        if blocked is not None:
+            raise _SampleError("dependency", blocked)
         if p.config.mode == "score":
             trajectory = recorded_trajectory(sample, p.parser)
             if p.environment is not None:

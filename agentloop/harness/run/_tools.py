@@ -32,7 +32,8 @@ _GIVEN = ("row", "sample", "epoch")  # what agentloop passes a factory that asks
 
 def sample_row(sample: Sample) -> dict[str, Any]:
     """The dataset row of a sample as a dict (a copy: factories and rewards may change it);
-    ``turns``, ``environment`` and ``user_scenario`` only when the row has them."""
+    ``turns``, ``environment``, ``user_scenario`` and ``depends_on`` only when the row has
+    them."""
     row = {
         "id": sample.id,
         "messages": sample.messages,
@@ -47,6 +48,8 @@ def sample_row(sample: Sample) -> dict[str, Any]:
         row["environment"] = sample.environment
     if sample.user_scenario is not None:
         row["user_scenario"] = sample.user_scenario
+    if sample.depends_on:
+        row["depends_on"] = list(sample.depends_on)
     return copy.deepcopy(row)
 
 

@@ -26,7 +26,8 @@ its result (``agentloop._records.latest_results``, which every reader uses):
     ``id`` (str), ``epoch`` (int, 1-based), ``status`` ("ok" | "error"),
     ``error`` (str | null), ``error_kind`` ("model" | "user_model" (a simulated user's
     model failed) | "agent" (the config's ``agent:`` or its factory raised) | "dataset" (a
-    row the config cannot run) | "crash" | "reward" | null), ``agent_notes`` (with
+    row the config cannot run) | "dependency" (not run: a row in its ``depends_on`` ended
+    in error) | "crash" | "reward" | null), ``agent_notes`` (with
     ``agent:`` only: where the agent's returned messages differ from the record, one line
     each),
     ``mode`` ("generate" | "score"), ``single_turn`` (bool: tools declared by schema
