@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,25 @@ def test_the_judges_of_a_ray_run_are_opened_and_counted_on_the_actors(
         assert lines[sample]["judge_cost_usd"] == pytest.approx(120 / 1_000_000)
     assert outcome.summary.judge is not None
     assert (outcome.summary.judge.requests, outcome.summary.judge.cost_usd) == (2, 0.00024)
+
+
+def test_an_agent_of_your_own_runs_on_ray_with_its_servers_on_the_worker(
+    tmp_path: Path, ray_address: str
+) -> None:
+    # A command agent: its MCP server and model endpoint run in the actor that runs its
+    # sample, so the tool calls it makes there land in a worker process.
+    from tests.harness.run.test_command_agent import AGENT_PY
+
+    (tmp_path / "agent.py").write_text(AGENT_PY)
+    agent = {"command": [sys.executable, str(tmp_path / "agent.py")]}
+    config = ray_setup(tmp_path, n=4, agent=agent)
+    local = run_eval_sync(load_config(config, overrides={"output_dir": str(tmp_path / "local")}))
+    (tmp_path / "pids.txt").unlink()
+    on_ray = run_eval_sync(load_config(
+        config, overrides={"executor": "ray", "ray_address": ray_address, "ray_workers": 2},
+    ))  # fmt: skip
+    expected = results_by_pair(local.run_dir)
+    assert [line["status"] for line in expected.values()] == ["ok"] * 3 + ["error"]
+    assert results_by_pair(on_ray.run_dir) == expected
+    pids = {line.split()[0] for line in (tmp_path / "pids.txt").read_text().splitlines()}
+    assert pids and str(os.getpid()) not in pids, "the agent's tools ran in the driver"
