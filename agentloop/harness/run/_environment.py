@@ -6,7 +6,10 @@ A config names an environment factory the way it names a tool factory::
 
 The factory is a plain function; it receives its ``args`` and, when it asks for them by
 parameter name, ``row`` (the dataset row as a dict, ``row["environment"]`` being the
-row's initial state), ``sample`` (the same) and ``epoch``. It returns an object that
+row's initial state), ``sample`` (the same), ``epoch`` and ``state_dir``: the run
+directory's ``environment`` folder, where state that outlives a row is kept for the rows
+that depend on it (``depends_on``) and for a resume (a temporary folder at the check
+before the run; None under ``executor: ray``). It returns an object that
 follows :class:`Environment`: ``tools()`` gives the tools sharing its state and
 ``snapshot()`` its state as JSON. An environment may also have ``user_tools()``: the tools
 a simulated user (config ``user:``) acts with on the same state (dual control), bound to
@@ -31,7 +34,9 @@ way the agent's were. Rewards ask for it with a parameter named ``environment``:
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langchain_core.messages import ToolMessage
@@ -71,7 +76,11 @@ class Environment(Protocol):
         the first differing key); called after every turn."""
         ...
 
-    # Optional: ``unknown_tool``, a str attribute, the text the agent's call to a tool it
+    # Optional: ``first_messages()``, the conversation's opening (OpenAI chat dicts) made
+    # when the (sample, epoch) starts, in place of the row's ``messages`` (a system prompt
+    # from the state at that moment). ``finish()``, called when the conversation ended
+    # without error, before rewards (to save what later rows start from). And
+    # ``unknown_tool``, a str attribute, the text the agent's call to a tool it
     # does not have is answered with (``{name}``, ``{available}`` filled in), as the
     # benchmark the environment stands for answers it; the engine's own otherwise. And
     # ``after_tools``, a list of messages (OpenAI chat dicts) appended after every round of
@@ -98,6 +107,12 @@ class LiveEnvironment:
         self.tool_filter: str | None = getattr(env, "tool_filter", None)
         if self.tool_filter is not None and not isinstance(self.tool_filter, str):
             raise ToolLoadError(f"{origin}: tool_filter must be a str (a prompt)")
+        self.first_messages: Callable[[], list[dict[str, Any]]] | None = None
+        if callable(getattr(env, "first_messages", None)):
+            self.first_messages = env.first_messages
+        self.finish: Callable[[], Any] | None = None
+        if callable(getattr(env, "finish", None)):
+            self.finish = env.finish
         self.tools = self._tools("tools")
         self.user_tools: list[BaseTool] = []
         """The simulated user's tools (``user_tools()``, when the environment has it)."""
@@ -134,22 +149,31 @@ class EnvironmentFactory:
             spec = parse_environment_spec(raw)
         except ValueError as exc:
             raise ToolLoadError(str(exc)) from None
-        self.factory = Factory(spec, kind="environment")
+        self.factory = Factory(spec, kind="environment", given=("state_dir",))
         self.names: list[str] = []
+        self.state_dir: Path | None = None
+        """The run directory's ``environment`` folder (set by the runner); None: none."""
         if first_row is not None:
-            dry = self.make(first_row, 1)
-            try:
-                dry.snapshot()
-            except ValueError as exc:  # not JSON
-                raise ToolLoadError(one_line(str(exc))) from exc
-            except Exception as exc:
-                text = f"{self.factory.origin}: snapshot() raised {type(exc).__name__}: {exc}"
-                raise ToolLoadError(one_line(text)) from exc
-            self.names = dry.names
+            with tempfile.TemporaryDirectory(prefix="agentloop-dry-") as folder:
+                self.state_dir = Path(folder)  # the dry build's state is thrown away
+                self._dry(first_row)
+            self.state_dir = None
+
+    def _dry(self, first_row: Sample) -> None:
+        dry = self.make(first_row, 1)
+        try:
+            dry.snapshot()
+        except ValueError as exc:  # not JSON
+            raise ToolLoadError(one_line(str(exc))) from exc
+        except Exception as exc:
+            text = f"{self.factory.origin}: snapshot() raised {type(exc).__name__}: {exc}"
+            raise ToolLoadError(one_line(text)) from exc
+        self.names = dry.names
 
     def make(self, sample: Sample, epoch: int) -> LiveEnvironment:
         """A fresh environment for this (sample, epoch)."""
-        return LiveEnvironment(self.factory.call(sample, epoch), self.factory.origin)
+        made = self.factory.call(sample, epoch, state_dir=self.state_dir)
+        return LiveEnvironment(made, self.factory.origin)
 
 
 def _call_parts(call: Any, where: str) -> tuple[str, dict[str, Any]]:

@@ -119,6 +119,9 @@ async def run_eval(
                 return RunOutcome(run_dir, summary, skipped=len(done), nothing_to_do=True)
             if announce is not None:
                 announce(run_dir)
+            if p.environment is not None and config.executor == "local":
+                p.environment.state_dir = run_dir / "environment"
+                p.environment.state_dir.mkdir(exist_ok=True)
             if p.dependencies is not None and resume_dir is not None:  # written ones count
                 p.dependencies.resume_from(latest_status(run_dir / RESULTS_FILE), done)
             reporter = reporter or SilentProgress()

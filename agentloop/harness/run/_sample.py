@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Prepared", "prepare", "run_sample"]
 
+_FAILED = ("error", "user_error")  # stop reasons that make the sample an error
+
 
 @dataclass
 class Prepared:
@@ -237,7 +239,10 @@ async def _generate(
             "dataset",
             "the row has a user_scenario but the config no user: (a simulated user to play it)",
         )
-    opening = wire_messages(sample.messages) if user else prompt_messages(sample.messages)
+    first = sample.messages
+    if env is not None and env.first_messages is not None:
+        first = env.first_messages()  # made now, from the environment's state
+    opening = wire_messages(first) if user else prompt_messages(first)
     if turns:  # replay checks each turn's tools against these
         bound: list[Any] = list(tools)
         record["request"] = dict(record["request"], turn_tools=[])
@@ -295,6 +300,8 @@ async def _generate(
                 after_tools=env.after_tools if env is not None else (),
                 tool_filter=env.tool_filter if env is not None else None,
             )
+    if env is not None and env.finish is not None and trajectory.stop_reason not in _FAILED:
+        env.finish()  # what the rows depending on this one start from
     if source.cache is not None:
         record["cache"] = {"hits": cache_counts["hit"], "misses": cache_counts["miss"]}
     # replay with replay_tools: live reports tools whose output changed since the recording

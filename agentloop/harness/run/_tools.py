@@ -57,8 +57,11 @@ class Factory:
     """A function returning tools (or an environment), checked once; called for every
     (sample, epoch)."""
 
-    def __init__(self, spec: FactorySpec, kind: str = "factory") -> None:
+    def __init__(
+        self, spec: FactorySpec, kind: str = "factory", given: tuple[str, ...] = ()
+    ) -> None:
         self.origin = f"{kind} {spec.factory}"
+        self.given = (*_GIVEN, *given)
         fn = import_object(spec.factory, "factory")
         if isinstance(fn, type) and issubclass(fn, BaseTool):
             raise ToolLoadError(f"{self.origin} is a tool class; use path: with args for it")
@@ -68,18 +71,18 @@ class Factory:
             raise ToolLoadError(f"{self.origin} is async; a factory is a plain function")
         self.fn, self.args = fn, dict(spec.args)
         params = inspect.signature(fn).parameters
-        self.wants = [n for n in _GIVEN if n in params]
+        self.wants = [n for n in self.given if n in params]
         self._check(params)
 
     def _check(self, params: Any) -> None:
         values = params.values()
-        if taken := sorted(set(self.args) & set(_GIVEN)):
+        if taken := sorted(set(self.args) & set(self.given)):
             raise ToolLoadError(f"{self.origin}: {taken} are given by agentloop, not by args")
         if any(p.kind is p.POSITIONAL_ONLY for p in values):
             raise ToolLoadError(f"{self.origin}: positional-only parameters cannot be given")
         any_args = any(p.kind is p.VAR_KEYWORD for p in values)
         if not any_args and (unknown := sorted(set(self.args) - set(params))):
-            accepted = ", ".join(n for n in params if n not in _GIVEN) or "none"
+            accepted = ", ".join(n for n in params if n not in self.given) or "none"
             raise ToolLoadError(
                 f"{self.origin}: unknown argument(s) {unknown}; accepted: {accepted}"
             )
@@ -89,7 +92,7 @@ class Factory:
             if p.default is p.empty
             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
             and p.name not in self.args
-            and p.name not in _GIVEN
+            and p.name not in self.given
         ]
         if missing:
             raise ToolLoadError(f"{self.origin}: missing argument(s) {missing} (give them in args)")
@@ -97,11 +100,15 @@ class Factory:
     def make(self, sample: Sample, epoch: int) -> list[BaseTool]:
         return as_tools(self.call(sample, epoch), self.origin)
 
-    def call(self, sample: Sample, epoch: int) -> Any:
-        """What the function returns for this row and epoch; ToolLoadError when it fails."""
+    def call(self, sample: Sample, epoch: int, **given: Any) -> Any:
+        """What the function returns for this row and epoch (``given``: the values of this
+        factory's own ``given`` names); ToolLoadError when it fails."""
         kwargs = dict(self.args)
         for name in self.wants:
-            kwargs[name] = epoch if name == "epoch" else sample_row(sample)
+            if name in given:
+                kwargs[name] = given[name]
+            else:
+                kwargs[name] = epoch if name == "epoch" else sample_row(sample)
         try:
             made = self.fn(**kwargs)
         except Exception as exc:

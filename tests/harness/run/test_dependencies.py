@@ -3,6 +3,7 @@ directory; not run when one ended in error; refused up front when they cannot be
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,51 @@ def test_a_row_field_depends_on_must_list_ids(tmp_path: Path) -> None:
     config = add_setup(tmp_path, n=1)
     write_jsonl(tmp_path / "data.jsonl", [add_row(0, depends_on="s0001")])
     assert main(["run", str(config)]) == 2
+
+
+LEDGER_PY = '''
+import json
+import json
+from pathlib import Path
+
+
+class Ledger:
+    """A count kept in the run directory: each row opens with it and adds one."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / "count.json"
+
+    def count(self) -> int:
+        return json.loads(self.path.read_text()) if self.path.exists() else 0
+
+    def first_messages(self) -> list[dict]:
+        return [
+            {"role": "system", "content": f"count {self.count()}"},
+            {"role": "user", "content": "What is 0 + 1?"},
+        ]
+
+    def finish(self) -> None:
+        self.path.write_text(json.dumps(self.count() + 1))
+
+    def tools(self) -> list:
+        return []
+
+    def snapshot(self) -> dict:
+        return {}
+
+
+def make(state_dir):
+    return Ledger(state_dir)
+'''
+
+
+def test_an_environment_keeps_state_for_its_dependents_in_the_run_directory(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "ledger.py").write_text(LEDGER_PY)
+    config = _setup(tmp_path, {1: [0], 2: [1]}, environment=f"{tmp_path}/ledger.py:make")
+    run_dir = run_once(config)
+    lines = {r["id"]: r for r in read_results(run_dir)}
+    opened = [lines[f"s{i:04d}"]["trajectory"]["messages"][0]["content"] for i in range(3)]
+    assert opened == ["count 0", "count 1", "count 2"]  # each from the state before it
+    assert json.loads((run_dir / "environment" / "count.json").read_text()) == 3
