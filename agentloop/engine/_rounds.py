@@ -250,7 +250,9 @@ class RoundLoop:
         if stop not in ("final", "tool_calls"):
             return [], stop, error
         text = content_text(self.history[-1].content)
-        return [name for name in binding.names if name in text], None, None
+        kept = [name for name in binding.names if name in text]
+        self.steps[-1].kept_tools = kept  # the request's tools and tool_choice differ from here
+        return kept, None, None
 
     def stop_running(self, text: str) -> None:
         """Answer the calls of a round that was stopped while they ran (a time limit): each

@@ -192,6 +192,10 @@ class StepRecord(BaseModel):
     was billed; ``usage`` is what the stored reply reported."""
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     """The requested calls, in request order."""
+    kept_tools: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Only on the step that asked AgentDojo's ``tool_filter`` (``run_agent``'s
+    ``tool_filter``): the tools its reply kept, bound from then on (replay checks the
+    later requests against them); absent on every other step."""
 
 
 class TurnRecord(BaseModel):

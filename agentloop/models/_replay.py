@@ -9,7 +9,9 @@ or a request past the end of the recording, raises ``ReplayMismatchError`` namin
 sample, the model call and what differs; the replay never improvises.
 
 A multi-turn recording is checked turn by turn: each later turn's messages and the tools
-it binds (``turn_tools`` in the signature) must be the recorded ones. A conversation with a
+it binds (``turn_tools`` in the signature) must be the recorded ones. Under AgentDojo's
+``tool_filter`` the first request offers the recorded tools with ``tool_choice`` "none" and
+later ones bind those its reply kept (the filter step's ``kept_tools``). A conversation with a
 simulated user is replayed on both sides: ``user: {model: replay:<run dir>}`` plays the
 recorded user (:meth:`ReplaySource.for_user`: its requests, checked against
 ``Trajectory.user_messages`` and the ``user`` signature, and its tool results), so a whole
@@ -98,6 +100,8 @@ class ReplayChatModel(BaseChatModel):
     _report: Callable[[str], None] | None = PrivateAttr(default=None)
     _cursor: int = PrivateAttr(default=0)
     _attempts: int = PrivateAttr(default=0)
+    _offered: list[Any] = PrivateAttr(default_factory=list)
+    """The tools the ``tool_filter``'s request offered (see :meth:`_filtered`)."""
 
     @property
     def _llm_type(self) -> str:
@@ -141,6 +145,26 @@ class ReplayChatModel(BaseChatModel):
             return user
         return _turn_request(rec, call_index)
 
+    def _filtered(
+        self, rec: Recording, call_index: int, expected: dict[str, Any], tools: list[Any]
+    ) -> dict[str, Any]:
+        """Under AgentDojo's ``tool_filter`` the filter's request (the first, its step's
+        ``kept_tools`` set) offers the recorded tools with ``tool_choice`` "none"; later
+        requests bind the kept ones of those (nothing kept: the model is called unbound)."""
+        steps = rec.trajectory.steps
+        kept = steps[0].kept_tools if steps else None
+        if kept is None:
+            return expected
+        if call_index == 0:
+            self._offered = list(tools)  # checked against the recorded tools just below
+            return {**expected, "tool_choice": "none"}
+        chosen = [t for t in self._offered if t.get("function", {}).get("name") in kept]
+        now = request_signature(chosen)
+        update = {"tools": now["tools"], "tools_sha256": now["tools_sha256"]}
+        if not chosen:
+            update |= {"tool_choice": None, "parallel_tool_calls": True}
+        return {**expected, **update}
+
     def _check(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> Recording:
         k, rec = self._cursor, self._recording
         if rec is None:
@@ -148,6 +172,8 @@ class ReplayChatModel(BaseChatModel):
         prompts = self._side(rec)[0]
         expected = self._expected_request(rec, k)
         if expected is not None:
+            if self.side == "agent":
+                expected = self._filtered(rec, k, expected, kwargs.get("tools") or [])
             actual = request_signature(
                 kwargs.get("tools") or [],
                 kwargs.get("tool_choice"),
