@@ -233,3 +233,31 @@ def test_bad_replay_specs(tmp_path: Path) -> None:
         ReplaySource(str(tmp_path), {}, {"bse_url": "x"})
     # The recorded provider's options are ignored: the same config replays as it is.
     assert ReplaySource(str(tmp_path), {}, {"base_url": "x", "n_ctx": 2048, "latency": 0})
+
+
+def test_a_tool_filter_run_replays_and_each_request_is_checked(tmp_path: Path) -> None:
+    # the filter's request offers both tools (tool_choice "none"); the later ones bind `add`
+    asked = AIMessage(
+        content="", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "c1"}]
+    )
+    script = ["I need add", asked, "5"]
+    run_dir, original = record(tmp_path, script, tools=[add, tick], tool_filter="which tools?")
+    assert original.steps[0].kept_tools == ["add"]
+    replayed, source = replay(run_dir, tools=[add, tick], tool_filter="which tools?")
+    assert comparable(replayed) == comparable(original) and source.mismatches == []
+
+    @tool("add")
+    async def changed(a: int, b: int, c: int = 0) -> int:  # same name, new schema
+        """Add two integers."""
+        return a + b + c
+
+    traj, _ = replay(run_dir, tools=[changed, tick], tool_filter="which tools?")
+    assert "model call 1: the schemas of the bound tools ['add', 'tick'] changed" in str(traj.error)
+    traj, _ = replay(run_dir, tools=[tick], tool_filter="which tools?")
+    assert "model call 1: bound tools differ" in str(traj.error)
+    # what the later requests bind is checked against the filter step's kept tools
+    line = json.loads((run_dir / "results.jsonl").read_text())
+    line["trajectory"]["steps"][0]["kept_tools"] = ["tick"]
+    (run_dir / "results.jsonl").write_text(json.dumps(line) + "\n")
+    traj, _ = replay(run_dir, tools=[add, tick], tool_filter="which tools?")
+    assert "model call 2: bound tools differ: recorded ['tick'], now ['add']" in str(traj.error)
