@@ -83,12 +83,7 @@ SUBSET_TASKS = 4
 SUBSET_ROWS = 2
 DEFENSES = ("spotlighting_with_delimiting", "repeat_user_prompt", "tool_filter")
 # Known causes of difference: a text the difference contains -> its reason.
-KNOWN = {
-    "tool_choice differs: recorded null, now 'none'": "replay: cannot replay a run under "
-    "AgentDojo's tool_filter, whatever runs it (the native loop replaying its own run fails "
-    "the same way): the results line's request signature records the config's tool_choice "
-    "(null), and the filter's request sends 'none'; not a difference of the door",
-}
+KNOWN: dict[str, str] = {}
 # the trajectory's parts compared (timings, ids and latencies vary by nature)
 PARTS = ("turns", "stop_reason", "stop_signal", "rounds", "tool_calls_by_status")
 
