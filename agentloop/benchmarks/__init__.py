@@ -13,7 +13,7 @@ security checks (``agentdojo_utility``, ``agentdojo_security``).
 Layering: this package may use the engine, models, errors and ``evals``; the harness
 and the command line use it, never the other way round. ``__all__`` holds what configs name
 (``bfcl_environment``, ``bfcl_multi_turn_verdict``, ``bfcl_web_search_environment``,
-``bfcl_agentic_verdict``, ``tau2_environment``, ``tau2_verdict``,
+``bfcl_agentic_verdict``, ``bfcl_memory_environment``, ``tau2_environment``, ``tau2_verdict``,
 ``agentdojo_environment``, ``agentdojo_utility``, ``agentdojo_security``) and what the harness
 reads ``bfcl:``, ``tau2:`` and ``agentdojo:`` datasets with; the CLI, tests and benches
 import the rest from the private modules.
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         bfcl_data_dir,
         bfcl_environment,
         bfcl_lines,
+        bfcl_memory_environment,
         bfcl_multi_turn_verdict,
         bfcl_web_search_environment,
         check_bfcl_category,
@@ -70,6 +71,7 @@ __all__ = [
     "bfcl_data_dir",
     "bfcl_environment",
     "bfcl_lines",
+    "bfcl_memory_environment",
     "bfcl_multi_turn_verdict",
     "bfcl_web_search_environment",
     "check_agentdojo_source",

@@ -15,8 +15,9 @@ from agentloop.harness.run._sample import prepare
 from tests.support.harness import ROOT, ask, call, read_results, write_json
 
 # single-turn configs (test_bfcl_multi_turn_configs.py checks the multi_turn_* ones,
-# test_bfcl_web_search.py the web_search_* ones, test_bfcl_format_sensitivity.py its own)
-_OTHERS = ("multi_turn_", "web_search_", "format_sensitivity")
+# test_bfcl_web_search.py the web_search_* ones, test_bfcl_format_sensitivity.py its own,
+# test_bfcl_memory.py the memory_* ones)
+_OTHERS = ("multi_turn_", "web_search_", "format_sensitivity", "memory_")
 CONFIGS = sorted(
     p for p in (ROOT / "configs" / "bfcl").glob("*.yaml") if not p.stem.startswith(_OTHERS)
 )

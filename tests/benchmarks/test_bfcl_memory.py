@@ -4,6 +4,10 @@ bfcl-eval package (its memory data is not in the fixture)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import pytest
 
 from agentloop.benchmarks.bfcl._agentic_verdict import bfcl_agentic_verdict
@@ -16,6 +20,10 @@ from agentloop.benchmarks.bfcl._memory import (
 )
 from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.errors import DatasetError
+from tests.support.harness import ROOT
+
+SCRIPT = ROOT / "configs" / "scripts" / "bfcl_memory_kv.json"
+VERDICT = "agentloop.benchmarks:bfcl_agentic_verdict"
 
 
 @pytest.fixture(autouse=True)
@@ -180,13 +188,107 @@ def test_arguments_reach_the_memory_as_bfcls_executor_passes_them(tmp_path) -> N
     assert env.snapshot()["memory"] == "TSH in range(0.5-4.5); call memory.memory_clear(later)\n"
 
 
-def test_a_memory_dataset_says_why_it_does_not_run_yet() -> None:
+def test_memory_vector_is_refused_as_a_dataset() -> None:
     from agentloop.benchmarks import check_bfcl_category
 
-    with pytest.raises(DatasetError, match=r"^bfcl:memory_kv cannot run from a config yet: "):
-        check_bfcl_category("memory_kv")
+    check_bfcl_category("memory_kv")  # runs from a config
     with pytest.raises(DatasetError, match=r"^bfcl:memory_vector cannot run here: .*torch"):
         check_bfcl_category("memory_vector")
+
+
+def test_rows_are_the_entries_in_order_with_their_dependencies() -> None:
+    from agentloop.benchmarks.bfcl._data import bfcl_rows
+
+    rows = list(bfcl_rows("memory_rec_sum"))
+    entries = list(memory_entries("memory_rec_sum"))
+    assert [r["id"] for r in rows] == [e["id"] for e in entries]
+    for row, entry in zip(rows, entries, strict=True):
+        assert row["depends_on"] == entry["depends_on"]
+        assert [row["messages"], *(t["messages"] for t in row["turns"])] == entry["question"]
+        assert row.get("answer") == entry.get("ground_truth")
+
+
+def _run(*extra: str, code: int = 0) -> None:
+    from agentloop.cli._commands import main
+
+    args = ["run", str(ROOT / "configs" / "bfcl" / "memory_kv.yaml"), "--limit", "12"]
+    assert main([*args, "--model", f"scripted:{SCRIPT}", *extra]) == code
+
+
+def _lines(run_dir: Path) -> dict[str, dict]:
+    lines = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    return {line["id"]: line for line in lines}  # the latest of each
+
+
+@pytest.mark.parametrize("category", ["memory_kv", "memory_rec_sum"])
+def test_the_configs_run_their_category_as_bfcl_does(category: str) -> None:
+    from agentloop.harness import load_config
+
+    config = load_config(ROOT / "configs" / "bfcl" / f"{category}.yaml")
+    assert config.dataset == f"bfcl:{category}"
+    assert config.environment == "agentloop.benchmarks:bfcl_memory_environment"
+    assert config.rewards == [VERDICT]
+    assert config.max_tool_output_chars is None  # BFCL truncates nothing
+    assert config.max_rounds == 21 and config.tool_execution == "sequential"
+
+
+def test_the_offline_recipe_runs_and_summarises(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentloop.cli._commands import main
+
+    _run("--set", f"output_dir={tmp_path}")
+    (run_dir,) = tmp_path.iterdir()
+    lines = _lines(run_dir)
+    question = lines["memory_kv_80-student-0"]
+    # the question opens with the memory the first prerequisite left, and finds it there
+    assert (
+        '"favorite_course": "Advanced Algorithms"'
+        in question["trajectory"]["messages"][0]["content"]
+    )
+    assert question["scores"][VERDICT]["score"] == 1.0
+    assert lines["memory_kv_81-student-1"]["scores"][VERDICT]["score"] == 0.0
+    prereq = lines["memory_kv_prereq_22-student-0"]
+    assert prereq["scores"] == {} and VERDICT in prereq["not_applicable"]
+    capsys.readouterr()
+    assert main(["bfcl", "summary", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "memory_kv                     2        1        0    50.00%  (partial: 2 of 155" in out
+
+
+def test_a_failed_prerequisite_stops_the_rest_and_a_retry_builds_the_memory_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = json.loads(SCRIPT.read_text())
+    broken = dict(script)
+    broken["memory_kv_prereq_24-student-2"] = script["memory_kv_prereq_24-student-2"][:3]
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(broken))
+    monkeypatch.setattr(sys.modules[__name__], "SCRIPT", path)
+    _run("--set", f"output_dir={tmp_path / 'runs'}", code=1)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    lines = _lines(run_dir)
+    assert lines["memory_kv_prereq_24-student-2"]["error_kind"] == "model"
+    later = [i for i in lines if i.endswith(tuple(f"student-{k}" for k in range(3, 10)))]
+    later += ["memory_kv_80-student-0", "memory_kv_81-student-1"]
+    assert {lines[i]["error_kind"] for i in later} == {"dependency"}
+    path.write_text(json.dumps(script))
+    _run("--resume", str(run_dir), "--retry-errors", "--allow-changed")
+    lines = _lines(run_dir)
+    assert all(line["status"] == "ok" for line in lines.values())
+    assert lines["memory_kv_80-student-0"]["scores"][VERDICT]["score"] == 1.0
+    chain = MemoryChain(run_dir / "environment" / "bfcl_memory_kv_epoch1", "memory_kv")
+    assert chain.written("student") == [f"memory_kv_prereq_{22 + k}-student-{k}" for k in range(10)]
+
+
+def test_a_question_without_its_prerequisites_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run("--set", f"output_dir={tmp_path}", "--sample-id", "memory_kv_80-student-0", code=2)
+    assert capsys.readouterr().err.startswith(
+        "agentloop: error: row 'memory_kv_80-student-0' depends on "
+        "'memory_kv_prereq_22-student-0', which this run does not select"
+    )
 
 
 def test_a_non_finite_number_fails_as_bfcls_eval_fails(tmp_path) -> None:

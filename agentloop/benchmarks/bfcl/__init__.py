@@ -3,6 +3,8 @@
 environment (``bfcl_environment``) with BFCL's multi-turn verdict
 (``bfcl_multi_turn_verdict``), its web-search categories over a live or recorded search
 (``bfcl_web_search_environment``) with BFCL's agentic verdict (``bfcl_agentic_verdict``),
+its memory categories' entries on a memory kept in the run directory
+(``bfcl_memory_environment``),
 and its leaderboard's aggregation of verdicts (``agentloop bfcl summary``). BFCL's data
 and classes come from the ``bfcl-eval`` package, imported on first
 use. ``agentloop.benchmarks`` exports the same names.
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
     from agentloop.benchmarks.bfcl._agentic_verdict import bfcl_agentic_verdict
     from agentloop.benchmarks.bfcl._data import bfcl_category, bfcl_lines, check_bfcl_category
     from agentloop.benchmarks.bfcl._env import bfcl_environment
+    from agentloop.benchmarks.bfcl._memory_env import bfcl_memory_environment
     from agentloop.benchmarks.bfcl._multi_verdict import bfcl_multi_turn_verdict
     from agentloop.benchmarks.bfcl._package import bfcl_data_dir
     from agentloop.benchmarks.bfcl._web_search import bfcl_web_search_environment
@@ -29,6 +32,7 @@ __all__ = [
     "bfcl_data_dir",
     "bfcl_environment",
     "bfcl_lines",
+    "bfcl_memory_environment",
     "bfcl_multi_turn_verdict",
     "bfcl_web_search_environment",
     "check_bfcl_category",

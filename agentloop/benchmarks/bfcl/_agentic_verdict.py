@@ -10,7 +10,8 @@ without calls gives its text, a step with a call that does not decode gives BFCL
 of it (``str([{name: arguments text}, ...])``). An empty or missing text fails with
 ``agentic:no_last_message``, as in BFCL. The check itself is bfcl-eval's own
 ``agentic_checker`` (lower case, whitespace kept, ``,./-_*^()`` removed, the answer as a
-whole word).
+whole word). A memory category's prerequisite conversation has no answer and no verdict
+(``NotApplicable``).
 
 When the row ran on an environment that says how its data was obtained (the web-search
 environment's ``search`` and ``leaderboard_comparable``), the verdict's details repeat it,
@@ -27,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentloop.benchmarks.bfcl._multi_verdict import _openai_messages, _sent_texts
-from agentloop.evals import RewardResult
+from agentloop.evals import NotApplicable, RewardResult
 
 __all__ = ["BfclAgenticDetails", "bfcl_agentic_verdict", "last_non_call_message"]
 
@@ -110,9 +111,12 @@ def _short(text: str, limit: int = 300) -> str:
 
 def bfcl_agentic_verdict(
     trajectory: Any, row: Mapping[str, Any], environment: Any = None
-) -> RewardResult[Any]:
-    """BFCL's agentic verdict of a conversation over a row with possible answers."""
+) -> RewardResult[Any] | NotApplicable:
+    """BFCL's agentic verdict of a conversation over a row with possible answers; a memory
+    prerequisite conversation (no answer) is not scored, as BFCL scores only questions."""
     answers = row.get("answer")
+    if answers is None and "_prereq_" in str(row.get("id")):
+        return NotApplicable(reason="a memory prerequisite conversation: BFCL scores questions")
     possible = [answers] if isinstance(answers, str) else [str(a) for a in answers or []]
     search, comparable = _provenance(environment)
     details = BfclAgenticDetails(

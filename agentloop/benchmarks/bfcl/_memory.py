@@ -16,6 +16,9 @@ scenario's latest snapshot (``<scenario>_final.json``) through the class's own
 BFCL's own classes through exactly those calls and refuses what BFCL only warns about: an
 entry whose prerequisites have not all been written to the folder, in order.
 
+An entry may run again when its result was not recorded (a run stopped after it wrote its
+memory back, or ``--retry-errors``): it then starts again from its prerequisites' memory.
+
 ``memory_vector`` is refused with one line: BFCL's ``MemoryAPI_vector`` imports
 sentence-transformers (torch) and faiss when its module loads.
 """
@@ -32,22 +35,17 @@ from agentloop.errors import DatasetError
 
 __all__ = [
     "MEMORY_CATEGORIES",
-    "MEMORY_NOT_YET",
     "MEMORY_SCENARIOS",
     "MemoryChain",
     "answer_format_prompt",
     "check_memory_category",
     "memory_entries",
+    "memory_rows",
     "memory_system_prompt",
 ]
 
 MEMORY_CATEGORIES = ("memory_kv", "memory_rec_sum")
 """The memory categories agentloop runs; ``memory_vector`` is refused (see the module)."""
-MEMORY_NOT_YET = (
-    "bfcl:{category} cannot run from a config yet: each entry must start after the entries "
-    "it depends on have ended, with a system prompt made from the memory they left, and the "
-    "harness runs rows independently (docs: BFCL memory)"
-)
 # bfcl_eval.constants.category_mapping.MEMORY_SCENARIO_NAME, in its order
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 _SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
@@ -117,6 +115,25 @@ def memory_entries(category: str, data_dir: str | Path | None = None) -> Iterato
                 "involved_classes": [backend],
                 "ground_truth": answers[entry["id"]],
             }
+
+
+def memory_rows(category: str, data_dir: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """:func:`memory_entries` as dataset rows: the first turn's messages (the environment
+    opens with BFCL's system prompt before them), later turns, ``depends_on``, and a
+    question's possible answers as ``answer``."""
+    for entry in memory_entries(category, data_dir):
+        first, *later = entry["question"]
+        row: dict[str, Any] = {
+            "id": entry["id"],
+            "messages": first,
+            "turns": [{"messages": messages} for messages in later],
+            "depends_on": entry["depends_on"],
+            "environment": {"category": category, "scenario": entry["scenario"]},
+            "metadata": {"bfcl_category": category, "scenario": entry["scenario"]},
+        }
+        if "ground_truth" in entry:
+            row["answer"] = [str(a) for a in entry["ground_truth"]]
+        yield row
 
 
 def _load_backend(category: str) -> type:
@@ -197,6 +214,9 @@ class MemoryChain:
         """BFCL's backend instance for ``entry``, loaded as its handler loads it."""
         needed = list(entry.get("depends_on") or [])
         written = self.written(entry["scenario"])
+        if written == [*needed, entry["id"]]:  # run again: its result was never recorded
+            written = needed
+            self._record(entry["scenario"]).write_text(json.dumps(written), encoding="utf-8")
         if written != needed:  # exactly its prerequisites, no fewer, no later ones
             raise DatasetError(
                 f"{entry['id']}: its memory needs {needed} written first, in order; "

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 import json
 import math
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -29,9 +31,9 @@ from agentloop.benchmarks.bfcl._memory import (
     answer_format_prompt,
     memory_system_prompt,
 )
-from agentloop.errors import DatasetError
+from agentloop.errors import ConfigError, DatasetError
 
-__all__ = ["MemoryEnvironment"]
+__all__ = ["MemoryEnvironment", "bfcl_memory_environment"]
 
 
 def _docs(category: str) -> list[dict[str, Any]]:
@@ -118,3 +120,30 @@ class MemoryEnvironment:
     def finish(self) -> None:
         """End of the conversation: a prerequisite's memory is written back."""
         self.chain.write_back(self.entry, self.instance)
+
+
+def bfcl_memory_environment(
+    row: Mapping[str, Any], epoch: int, state_dir: Path | None
+) -> MemoryEnvironment:
+    """The environment factory of the memory configs (``environment:
+    agentloop.benchmarks:bfcl_memory_environment``): the row's entry on its scenario's
+    chain, kept in the run directory (``state_dir``), one chain per epoch."""
+    spec = row.get("environment")
+    if not isinstance(spec, Mapping) or not {"category", "scenario"} <= set(spec):
+        raise DatasetError(
+            f"row {row.get('id')!r}: environment: expected a BFCL memory entry "
+            "(category and scenario; dataset: bfcl:memory_kv or bfcl:memory_rec_sum)"
+        )
+    if state_dir is None:
+        raise ConfigError(
+            "bfcl memory: its memory lives in the run directory; run it with executor: local"
+        )
+    chain = MemoryChain(Path(state_dir) / f"bfcl_{spec['category']}_epoch{epoch}", spec["category"])
+    turns = [turn.get("messages") or [] for turn in row.get("turns") or []]
+    entry = {
+        "id": row["id"],
+        "scenario": spec["scenario"],
+        "depends_on": list(row.get("depends_on") or []),
+        "question": [row["messages"], *turns],
+    }
+    return MemoryEnvironment(chain, entry)

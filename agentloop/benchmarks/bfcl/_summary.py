@@ -74,6 +74,7 @@ AGENTIC_CATEGORIES = (
     "memory_rec_sum",
 )
 """BFCL v4's agentic categories (web search, memory), scored by ``AGENTIC_VERDICT``."""
+_MEMORY = AGENTIC_CATEGORIES[2:]
 
 # A group's formula: a category, or (how, parts) with how "mean" (unweighted) or
 # "rows" (weighted by row counts), as generate_leaderboard_csv composes them.
@@ -223,11 +224,13 @@ def _tally(paths: Iterable[Path], scores: dict[str, CategoryScore], notes: list[
             if category is None:
                 others += 1
                 continue
+            if "_prereq_" in str(record.get("id")):  # memory: BFCL scores only questions
+                continue
             score = scores.setdefault(category, CategoryScore(category))
             score.total += 1
             score.ids.add(str(record.get("id")))
             if category == own:
-                score.entries = rows
+                score.entries = _dataset_entries(category) if category in _MEMORY else rows
             score.subset = score.subset or subset
             key = _verdict_key(category)
             verdict = (record.get("scores") or {}).get(key)
@@ -295,6 +298,8 @@ def _ran(formula: Formula, scores: dict[str, CategoryScore]) -> Figure | None:
 
 def _dataset_entries(category: str) -> int | None:
     """The entries of a category in BFCL's data, or None when its file is not found."""
+    if category in _MEMORY:  # its questions, one file for every backend (not the prereqs)
+        category = "memory"
     try:
         path = bfcl_data_dir() / f"BFCL_v4_{category}.json"
         with path.open(encoding="utf-8") as handle:
