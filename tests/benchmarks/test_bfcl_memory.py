@@ -313,3 +313,20 @@ def test_a_rerun_prerequisite_starts_from_the_last_recorded_memory(tmp_path) -> 
     second._flush_memory_to_local_file()  # stopped here: flushed, not recorded
     assert chain.written("finance") == [prereqs[0]["id"]]
     assert chain.open(prereqs[1]).memory == "a;"  # not "a;b;": its work is not applied twice
+
+
+def test_a_prerequisite_whose_result_was_not_recorded_runs_again_from_before_it(
+    tmp_path,
+) -> None:
+    prereqs = [e for e in _scenario("memory_kv", "student") if "_prereq_" in e["id"]]
+    chain = MemoryChain(tmp_path, "memory_kv")
+    first = chain.open(prereqs[0])
+    first.core_memory_add("course", "Algorithms")
+    chain.write_back(prereqs[0], first)
+    second = chain.open(prereqs[1])
+    second.core_memory_add("club", "VR")
+    chain.write_back(prereqs[1], second)  # saved; then stopped before its result line
+    again = chain.open(prereqs[1])  # the resume runs it again
+    assert again.core_memory == {"course": "Algorithms"}  # its prerequisites' memory only
+    assert chain.written("student") == [prereqs[0]["id"]]
+    assert chain.open(prereqs[0]).core_memory == {}  # the first starts empty, as in BFCL

@@ -106,6 +106,8 @@ def test_a_resume_counts_the_dependencies_already_written(tmp_path: Path) -> Non
          "does not select (sample_ids, limit): select it too"),
         ({0: [2]}, [], "row 's0000' depends on 's0002', which runs after it (shuffle: false "
          "keeps the dataset's order)"),
+        ({1: [0]}, ["--set", "executor=ray"], "executor: ray runs rows independently; rows "
+         "with depends_on need executor: local"),
     ],
 )  # fmt: skip
 def test_rows_that_cannot_be_ordered_are_refused_in_one_line(
