@@ -247,12 +247,12 @@ class RoundLoop:
             stop, error = await self.run(binding)
         finally:
             self.single_turn = single
-        if stop not in ("final", "tool_calls"):
-            return [], stop, error
-        text = content_text(self.history[-1].content)
+        failed = stop not in ("final", "tool_calls")
+        text = "" if failed else content_text(self.history[-1].content)
         kept = [name for name in binding.names if name in text]
-        self.steps[-1].kept_tools = kept  # the request's tools and tool_choice differ from here
-        return kept, None, None
+        if self.steps:  # marks the filter's request (replay checks it as such), failed or not
+            self.steps[-1].kept_tools = kept
+        return (kept, None, None) if not failed else ([], stop, error)
 
     def stop_running(self, text: str) -> None:
         """Answer the calls of a round that was stopped while they ran (a time limit): each

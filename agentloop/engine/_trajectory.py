@@ -195,7 +195,7 @@ class StepRecord(BaseModel):
     kept_tools: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
     """Only on the step that asked AgentDojo's ``tool_filter`` (``run_agent``'s
     ``tool_filter``): the tools its reply kept, bound from then on (replay checks the
-    later requests against them); absent on every other step."""
+    later requests against them), ``[]`` when the call failed; absent on every other step."""
 
 
 class TurnRecord(BaseModel):

@@ -261,3 +261,15 @@ def test_a_tool_filter_run_replays_and_each_request_is_checked(tmp_path: Path) -
     (run_dir / "results.jsonl").write_text(json.dumps(line) + "\n")
     traj, _ = replay(run_dir, tools=[add, tick], tool_filter="which tools?")
     assert "model call 2: bound tools differ: recorded ['tick'], now ['add']" in str(traj.error)
+
+
+def test_a_failed_tool_filter_call_replays_its_error(tmp_path: Path) -> None:
+    class RateLimitError(Exception):
+        status_code = 429
+
+    script = [RateLimitError("slow down")] * 4
+    run_dir, original = record(tmp_path, script, tools=[add, tick], tool_filter="which tools?")
+    assert original.stop_reason == "error" and original.steps[0].kept_tools == []
+    replayed, _ = replay(run_dir, tools=[add, tick], tool_filter="which tools?")
+    assert comparable(replayed) == comparable(original)
+    assert replayed.error == "RateLimitError: slow down"
