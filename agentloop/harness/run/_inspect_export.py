@@ -26,20 +26,30 @@ counts 0) and ``pass_rate`` where the reward has a pass threshold.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentloop.errors import AgentloopError
 from agentloop.harness.rundir._files import RESULTS_FILE, Scrubber, latest_results, read_json
 from agentloop.harness.rundir._header import read_header
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
     from inspect_ai.model import ChatMessage, ModelUsage
 
-__all__ = ["AGENTLOOP_KEY", "chat_messages", "export_inspect", "inspect_log", "require_inspect"]
+__all__ = [
+    "AGENTLOOP_KEY",
+    "chat_messages",
+    "export_inspect",
+    "inspect_log",
+    "outside_a_loop",
+    "require_inspect",
+]
 
 AGENTLOOP_KEY = "agentloop"
 """The metadata key (of a sample and of a message) holding what Inspect's fields cannot."""
@@ -331,5 +341,14 @@ def export_inspect(run_dir: str | Path, output: str | Path) -> tuple[Path, int]:
         raise AgentloopError(f"{target}: an Inspect log is named .eval or .json")
     data = Scrubber().obj(log.model_dump(mode="json", exclude_none=False))
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_eval_log(EvalLog.model_validate(data), str(target))
+    outside_a_loop(write_eval_log, EvalLog.model_validate(data), str(target))
     return target, len(log.samples or [])
+
+
+def outside_a_loop(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in a thread of its own: inspect_ai's synchronous log functions, called
+    where an event loop runs (a notebook, an async program, Playwright's sync API), patch
+    ``asyncio.run`` for the whole process (nest_asyncio), and later ``asyncio.run``s leave
+    their loops open."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(call, *args).result()

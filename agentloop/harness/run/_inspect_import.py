@@ -56,7 +56,7 @@ from agentloop.harness.config._fields import EvalConfig, UserConfig
 from agentloop.harness.data._dataset import iter_samples
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.run._environment import environment_input, recorded_states
-from agentloop.harness.run._inspect_export import AGENTLOOP_KEY, require_inspect
+from agentloop.harness.run._inspect_export import AGENTLOOP_KEY, outside_a_loop, require_inspect
 from agentloop.harness.run._judges import SampleJudging
 from agentloop.harness.run._sample import Prepared, prepare
 from agentloop.harness.run._tools import sample_row
@@ -306,7 +306,7 @@ def import_inspect(
     if (folder / HEADER_FILE).exists():
         raise AgentloopError(f"{folder}: already a run directory; give a new OUTDIR")
     try:
-        log = read_eval_log(str(source))
+        log = outside_a_loop(read_eval_log, str(source))
     except Exception as exc:
         raise AgentloopError(f"{source}: not an Inspect log Inspect reads: {exc}") from None
     samples = list(log.samples or [])

@@ -5,6 +5,7 @@ a log of another Inspect task (messages only) becomes a trajectory scored agains
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,6 +148,24 @@ def test_a_secret_in_a_trajectory_is_not_exported(
     sample = (read_eval_log(str(out)).samples or [])[0]
     assert "sk-very-secret" not in sample.model_dump_json()
     assert sample.output.completion == "the token is ***"
+
+
+def test_inspects_log_functions_called_inside_an_event_loop_leave_asyncio_alone(
+    tmp_path: Path,
+) -> None:
+    # inspect_ai's sync log functions, called where a loop runs (a notebook, Playwright's
+    # sync API), patched asyncio.run for the whole process (nest_asyncio), and every later
+    # asyncio.run left its loop open.
+    config = add_setup(tmp_path, n=1, preflight=False)
+    run_dir = run_once(config)
+
+    async def inside_a_loop() -> None:
+        export_inspect(run_dir, tmp_path / "run.eval")
+
+    asyncio.run(inside_a_loop())
+    assert asyncio.run.__module__ == "asyncio.runners"
+    import_inspect(tmp_path / "run.eval", tmp_path / "again", load_config(config))
+    assert _scores(read_results(tmp_path / "again")) == _scores(read_results(run_dir))
 
 
 # -- round trips: export, import with the run's config, the same scores ----------------------
