@@ -19,7 +19,6 @@ from typing import Any
 
 from agentloop.benchmarks.bfcl._convert import PYTHON_HINT, expected_calls
 from agentloop.benchmarks.bfcl._system_prompt import with_system_prompt
-from agentloop.evals import BFCL_PROMPT_FORMATS
 
 __all__ = ["FORMAT_SENSITIVITY", "format_sensitivity_rows"]
 
@@ -38,6 +37,10 @@ def format_sensitivity_rows(
     calls = expected_calls(answers, functions)
     for call, answer in zip(calls, answers, strict=True):
         call["function"]["name"] = next(iter(answer))  # BFCL's name, not OpenAI's
+    # here, not at import: a config naming any bfcl: dataset imports this module, and a
+    # config error must not load the rewards (and their async machinery)
+    from agentloop.evals import BFCL_PROMPT_FORMATS
+
     rows = []
     for offset, config in enumerate(BFCL_PROMPT_FORMATS):
         number = position * len(BFCL_PROMPT_FORMATS) + offset

@@ -19,7 +19,6 @@ from typing import Any
 
 from agentloop.benchmarks.bfcl._package import BFCL_INSTALL, bfcl_package
 from agentloop.errors import DatasetError
-from agentloop.evals import bfcl_prompt_format
 
 __all__ = ["function_doc", "system_prompt", "with_system_prompt"]
 
@@ -33,6 +32,8 @@ def _templates() -> ModuleType:
 
 def system_prompt(config: str, functions: list[dict[str, Any]]) -> str:
     """BFCL's system prompt for one prompt format and the entry's function docs."""
+    from agentloop.evals import bfcl_prompt_format  # at first use, as in _format_sensitivity
+
     fmt = bfcl_prompt_format(config)
     t = _templates()
     style = t.PROMPT_STYLE_TEMPLATES[fmt.style]
