@@ -17,7 +17,7 @@ from agentloop.cli._view import write_report
 from agentloop.cli._view_data import load_comparison, load_run
 from agentloop.harness import load_config, run_eval_sync
 from tests.browser.runs import INJECTED, make_run
-from tests.support.harness import ROOT, write_json
+from tests.support.harness import ROOT, shipped_offline, write_json
 
 DATA_BLOCK = re.compile(r'<script type="application/json" id="(\w+)">(.*?)</script>', re.S)
 
@@ -133,11 +133,9 @@ def test_every_shipped_config_run_has_a_report(
     scripts = ROOT / "configs" / "scripts" / f"{config.stem}.json"
     if not scripts.is_file():  # one plain answer for every sample
         scripts = write_json(tmp_path / "script.json", {"*": ["I cannot help with that."]})
-    loaded = load_config(
-        config,
-        overrides={"model": f"scripted:{scripts}", "output_dir": str(tmp_path), "limit": 3,
-                   "preflight": False},
-    )  # fmt: skip
+    overrides = {"model": f"scripted:{scripts}", "output_dir": str(tmp_path), "limit": 3,
+                 "preflight": False}  # fmt: skip
+    loaded = load_config(config, overrides={**overrides, **shipped_offline(config)})
     run_dir = run_eval_sync(loaded, config_path=str(config)).run_dir
     outcome = write_report([run_dir])
     blocks = _blocks(outcome.path.read_text())

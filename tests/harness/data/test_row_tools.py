@@ -20,6 +20,7 @@ from tests.support.harness import (
     add_setup,
     only_run_dir,
     read_results,
+    shipped_offline,
     write_jsonl,
 )
 
@@ -141,7 +142,7 @@ def test_the_shipped_configs_warn_of_nothing(path: Path, tmp_path: Path) -> None
         pytest.skip("bfcl-eval is not installed: pip install --no-deps 'bfcl-eval==2026.3.23'")
     script = tmp_path / "any.json"
     script.write_text('{"*": ["done"]}')
-    config = load_config(path, overrides={"model": f"scripted:{script}"})
+    config = load_config(path, overrides={"model": f"scripted:{script}", **shipped_offline(path)})
     assert prepare(config).warnings == []
 
 
@@ -155,8 +156,10 @@ def test_a_call_list_reward_over_a_ground_truth_in_turns_is_refused(
     code, _, err = run_cli(capsys, "run", config, "--set", f"rewards=[env_state_match, {reward}]",
                            "--output-dir", str(tmp_path / "runs"))  # fmt: skip
     assert code == 2 and not (tmp_path / "runs").exists()
-    assert f"{reward} compares one list of calls, but 2 row(s) have a ground truth in turns: " \
+    assert (
+        f"{reward} compares one list of calls, but 2 row(s) have a ground truth in turns: "
         "bank-1, bank-2" in err
+    )
     assert len(err.strip().splitlines()) == 1
 
 

@@ -220,7 +220,7 @@ def test_an_agent_of_your_own_runs_on_ray_with_its_servers_on_the_worker(
         config, overrides={"executor": "ray", "ray_address": ray_address, "ray_workers": 2},
     ))  # fmt: skip
     expected = results_by_pair(local.run_dir)
-    assert [line["status"] for line in expected.values()] == ["ok"] * 3 + ["error"]
+    assert [expected[pair]["status"] for pair in sorted(expected)] == ["ok"] * 3 + ["error"]
     assert results_by_pair(on_ray.run_dir) == expected
     pids = {line.split()[0] for line in (tmp_path / "pids.txt").read_text().splitlines()}
     assert pids and str(os.getpid()) not in pids, "the agent's tools ran in the driver"
