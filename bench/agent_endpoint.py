@@ -29,8 +29,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agentloop.engine import run_own_agent
-from agentloop.harness.run._model_endpoint import chat_completions_route
-from agentloop.harness.run._tool_server import serve_tools
+from agentloop.harness.agents._model_endpoint import chat_completions_route
+from agentloop.harness.agents._tool_server import serve_tools
 from agentloop.testing import ScriptedChatModel
 
 

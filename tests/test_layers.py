@@ -77,6 +77,8 @@ def test_the_tree_keeps_its_layers(probe: Path) -> None:
          "The engine knows nothing of the harness"),
         ("harness/data/_rows.py", "from probe_agentloop.harness.run import _runner",
          "The harness's sub-packages in layers"),
+        ("harness/agents/_file_limit.py", "from probe_agentloop.harness.stats import _summary",
+         "The harness's sub-packages in layers"),
         ("benchmarks/tau2/_data.py", "from probe_agentloop.benchmarks.bfcl import _data",
          "Each benchmark on its own"),
         ("models/_base.py", "from probe_agentloop.cli import _commands",

@@ -45,7 +45,7 @@ def add_inspect(
 
 
 def export_inspect(args: argparse.Namespace, out: Console) -> int:
-    from agentloop.harness.run._inspect_export import export_inspect as write_log
+    from agentloop.harness.exchange._inspect_export import export_inspect as write_log
 
     target, samples = write_log(args.run_dir, args.output)
     out.print(f"wrote {target}: {samples} samples (view it with: inspect view)", markup=False)
@@ -55,7 +55,7 @@ def export_inspect(args: argparse.Namespace, out: Console) -> int:
 def import_inspect(args: argparse.Namespace, out: Console) -> int:
     from agentloop.cli._command_name import command_name
     from agentloop.harness import load_config
-    from agentloop.harness.run._inspect_import import import_inspect as read_log
+    from agentloop.harness.exchange._inspect_import import import_inspect as read_log
 
     config = load_config(args.config, args.sets)
     done = read_log(args.log, args.outdir, config, args.config)

@@ -40,7 +40,7 @@ def import_otel(args: argparse.Namespace, out: Console) -> int:
     import anyio
 
     from agentloop.cli._command_name import command_name
-    from agentloop.harness.run._trace_import import import_traces
+    from agentloop.harness.exchange._trace_import import import_traces
 
     done = anyio.run(
         lambda: import_traces(

@@ -8,7 +8,7 @@ The factory receives the chat model and the tools (``_observer``: every request 
 call goes through agentloop) and returns the agent: a LangChain ``Runnable`` or LangGraph
 graph over ``{"messages": [...]}`` (``create_react_agent``'s convention), or an async
 callable taking the messages and returning messages, or its final answer alone (a string:
-an agent in another process, ``agentloop.harness.run._command_agent``). The messages the
+an agent in another process, ``agentloop.harness.agents._command``). The messages the
 agent returns are checked against the record; a difference is a note, not a change of it.
 
 A turn that adds tools gives a new binding: the factory is called again with all the tools

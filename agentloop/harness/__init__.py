@@ -6,9 +6,14 @@ protocols. The CLI, tests and benchmarks import the rest from the sub-packages' 
 modules. The sub-packages, each in a layer that uses only the layers below it (kept by
 import-linter: ``make lint``):
 
+- ``exchange``: runs in and out of other tools' formats: Inspect eval logs written and
+  read, OpenTelemetry traces of an agent run elsewhere scored here;
 - ``run``: the runner, the executors (a local pool, Ray), one (sample, epoch) from prepare
   to scored result, environments, simulated users, tools and MCP, scoring, judges,
-  progress reporting, re-scoring a finished run;
+  progress reporting, a sample served to an outside agent, re-scoring a finished run;
+- ``agents`` (beside ``stats``): agents of your own (in process, a command, an HTTP
+  service) and what they are served: the row's tools over MCP, the run's model behind an
+  endpoint (chat completions, the Responses API, Anthropic's messages);
 - ``stats``: the summary's figures and its file, error bars, breakdowns, benchmarks'
   figures, comparisons of runs and the sample size they need;
 - ``rundir``: a run directory's files, its writer lock, its header and resume checks;

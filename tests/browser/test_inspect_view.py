@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agentloop.harness import load_config, run_eval_sync
-from agentloop.harness.run._inspect_export import export_inspect
+from agentloop.harness.exchange._inspect_export import export_inspect
 from tests.support.harness import add_setup, only_run_dir, write_json
 
 

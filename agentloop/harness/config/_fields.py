@@ -117,13 +117,13 @@ class AgentConfig(BaseModel):
     command: list[str] | None = None
     """Instead of a factory, an agent in another process: the program and its arguments,
     run without a shell per (sample, epoch) with the row's tools over MCP and the run's
-    model behind an OpenAI endpoint (see ``agentloop.harness.run._command_agent``)."""
+    model behind an OpenAI endpoint (see ``agentloop.harness.agents._command``)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Environment variables given to ``command`` (agentloop's own environment is not)."""
     url: str | None = None
     """Instead of a factory, an agent service: each agent call POSTs the task, the MCP URL,
     the model endpoint and the token to this URL, which answers ``{"reply": ...}`` (see
-    ``agentloop.harness.run._http_agent``). On this machine unless ``allow_remote``."""
+    ``agentloop.harness.agents._http``). On this machine unless ``allow_remote``."""
     headers_env: dict[str, str] = Field(default_factory=dict)
     """Headers sent to ``url``, each naming the environment variable (or ``.env`` entry)
     that holds its value: ``{Authorization: MY_AGENT_AUTH}``; never the value itself."""

@@ -17,6 +17,7 @@ from langchain_core.tools import BaseTool
 
 from agentloop.engine import ContentCallParser, Trajectory, run_agent
 from agentloop.errors import ConfigError
+from agentloop.harness.agents._own import OwnAgent
 from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.config._loading import blame, check_tool_choice
 from agentloop.harness.config._pricing import Pricing, resolve_pricing, sample_cost
@@ -27,7 +28,6 @@ from agentloop.harness.data._row_fields import check_row_fields
 from agentloop.harness.data._row_tools import check_row_tools
 from agentloop.harness.data._rows import Sample
 from agentloop.harness.data._selection import Selection, iter_selected, select_rows
-from agentloop.harness.run._agent import OwnAgent
 from agentloop.harness.run._dependencies import Dependencies, check_dependencies
 from agentloop.harness.run._environment import (
     EnvironmentFactory,

@@ -9,7 +9,7 @@ environment's state for this episode alone, later turns and a simulated user, th
 time and token limits, the trajectory, the rewards and the result line. The agent's own
 model requests are not seen: its tokens and cost are unknown, and the result says so.
 
-Routes, beside ``/mcp`` and behind the same token (see ``_tool_server``):
+Routes, beside ``/mcp`` and behind the same token (see ``agents._tool_server``):
 
 - ``GET /task``: ``{"id", "epoch", "messages", "tools"}``: the conversation as the agent's
   first request would carry it (system prompt, the user's messages; a simulated user's
@@ -42,6 +42,7 @@ from pydantic import ConfigDict
 
 from agentloop.engine import PendingCall, ToolDispatcher, ToolExecutor, message_to_openai
 from agentloop.errors import ConfigError
+from agentloop.harness.agents._tool_server import ToolServer, serve_tools
 from agentloop.harness.config._fields import EvalConfig
 from agentloop.harness.config._pricing import Pricing
 from agentloop.harness.data._rows import Sample
@@ -49,7 +50,6 @@ from agentloop.harness.data._selection import iter_selected
 from agentloop.harness.run._otel_live import LiveTraces
 from agentloop.harness.run._sample import Prepared, prepare, run_sample
 from agentloop.harness.run._sources import open_judges, open_user_source
-from agentloop.harness.run._tool_server import ToolServer, serve_tools
 from agentloop.harness.rundir._files import RESULTS_FILE, ResultWriter
 from agentloop.harness.rundir._header import open_run
 from agentloop.harness.stats._summary_file import write_summary

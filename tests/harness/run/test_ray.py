@@ -209,7 +209,7 @@ def test_an_agent_of_your_own_runs_on_ray_with_its_servers_on_the_worker(
 ) -> None:
     # A command agent: its MCP server and model endpoint run in the actor that runs its
     # sample, so the tool calls it makes there land in a worker process.
-    from tests.harness.run.test_command_agent import AGENT_PY
+    from tests.harness.agents.test_command_agent import AGENT_PY
 
     (tmp_path / "agent.py").write_text(AGENT_PY)
     agent = {"command": [sys.executable, str(tmp_path / "agent.py")]}

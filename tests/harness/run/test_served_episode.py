@@ -20,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agentloop.engine._dispatch import INVALID_ARGS
 from agentloop.harness import load_config
+from agentloop.harness.agents._tool_server import ToolServer
 from agentloop.harness.run._runner import run_eval_sync
 from agentloop.harness.run._served_episode import ENDED, UNKNOWN_COST, serve_episode
-from agentloop.harness.run._tool_server import ToolServer
 from tests.support.harness import ROOT, read_results
 
 BANK = ROOT / "configs" / "bank.yaml"

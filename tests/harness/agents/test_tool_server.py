@@ -15,7 +15,7 @@ pytest.importorskip("mcp")
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from agentloop.harness.run._tool_server import ToolServer, serve_tools
+from agentloop.harness.agents._tool_server import ToolServer, serve_tools
 
 SCHEMAS = [
     {

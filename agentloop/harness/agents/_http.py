@@ -1,6 +1,6 @@
 """The config's ``agent: {url: ...}``: an agent service, in any language, asked for its
 next reply once per agent call (per user turn with a simulated user), on the tools and the
-model served for that call (``_external_agent``).
+model served for that call (``_external``).
 
 Each call is one ``POST`` of a JSON body to the URL::
 
@@ -24,7 +24,7 @@ import httpx
 
 from agentloop._secrets import mask_url, read_dotenv
 from agentloop.engine import AgentFactory
-from agentloop.harness.run._external_agent import ExternalAgentError, Served, external_factory
+from agentloop.harness.agents._external import ExternalAgentError, Served, external_factory
 
 __all__ = ["AgentHttpError", "http_factory", "resolve_headers"]
 

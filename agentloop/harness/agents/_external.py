@@ -21,10 +21,10 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop.engine import AgentFactory, AgentStopped, Observer, message_to_openai
-from agentloop.harness.run._anthropic_messages import messages_route
-from agentloop.harness.run._model_endpoint import chat_completions_route
-from agentloop.harness.run._responses_api import responses_route
-from agentloop.harness.run._tool_server import serve_tools
+from agentloop.harness.agents._anthropic_messages import messages_route
+from agentloop.harness.agents._model_endpoint import chat_completions_route
+from agentloop.harness.agents._responses_api import responses_route
+from agentloop.harness.agents._tool_server import serve_tools
 
 __all__ = ["DEFAULT_TIME_LIMIT", "ExternalAgentError", "Served", "external_factory"]
 

@@ -1,6 +1,6 @@
 """The config's ``agent:``: an agent of your own, loaded once and run per (sample, epoch)
 with the run's model, tools and limits (``agentloop.engine.run_own_agent``); in another
-process with ``command`` (``_command_agent``), or a service at ``url`` (``_http_agent``)."""
+process with ``command`` (``_command``), or a service at ``url`` (``_http``)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ from agentloop.engine import (
     run_own_agent,
 )
 from agentloop.errors import ToolLoadError
+from agentloop.harness.agents._command import command_factory
+from agentloop.harness.agents._external import DEFAULT_TIME_LIMIT
+from agentloop.harness.agents._http import http_factory, resolve_headers
 from agentloop.harness.config._fields import AgentConfig, EvalConfig
-from agentloop.harness.run._command_agent import command_factory
-from agentloop.harness.run._external_agent import DEFAULT_TIME_LIMIT
-from agentloop.harness.run._http_agent import http_factory, resolve_headers
 
 __all__ = ["OwnAgent"]
 

@@ -30,8 +30,8 @@ from agentloop.benchmarks.bfcl._data import bfcl_rows
 from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV
 from agentloop.cli._commands import main
 from agentloop.harness import load_config
-from agentloop.harness.run._inspect_export import export_inspect, inspect_log
-from agentloop.harness.run._inspect_import import import_inspect
+from agentloop.harness.exchange._inspect_export import export_inspect, inspect_log
+from agentloop.harness.exchange._inspect_import import import_inspect
 from agentloop.harness.run._runner import run_eval_sync
 from agentloop.harness.rundir._header import read_header
 from tests.support.harness import (

@@ -31,7 +31,7 @@ from langchain_core.messages.tool import ToolCall
 
 from agentloop._content import content_text
 from agentloop.engine import AgentStopped, Observer
-from agentloop.harness.run._model_endpoint import ask, error_response, model_name
+from agentloop.harness.agents._model_endpoint import ask, error_response, model_name
 
 __all__ = ["responses_route"]
 

@@ -23,7 +23,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agentloop.engine import message_to_openai, run_agent, run_own_agent
-from agentloop.harness.run._external_agent import Served, external_factory
+from agentloop.harness.agents._external import Served, external_factory
 from agentloop.testing import ScriptedChatModel
 
 USAGE = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}

@@ -55,8 +55,12 @@ from agentloop.errors import AgentloopError
 from agentloop.harness.config._fields import EvalConfig, UserConfig
 from agentloop.harness.data._dataset import iter_samples
 from agentloop.harness.data._rows import Sample
+from agentloop.harness.exchange._inspect_export import (
+    AGENTLOOP_KEY,
+    outside_a_loop,
+    require_inspect,
+)
 from agentloop.harness.run._environment import environment_input, recorded_states
-from agentloop.harness.run._inspect_export import AGENTLOOP_KEY, outside_a_loop, require_inspect
 from agentloop.harness.run._judges import SampleJudging
 from agentloop.harness.run._sample import Prepared, prepare
 from agentloop.harness.run._tools import sample_row

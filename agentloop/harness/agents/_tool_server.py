@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agentloop.harness.run._file_limit import raise_file_limit
+from agentloop.harness.agents._file_limit import raise_file_limit
 
 __all__ = ["CallHandler", "ToolServer", "serve_tools"]
 

@@ -1,6 +1,6 @@
 """The config's ``agent: {command: [...]}``: an agent in another process, in any language,
 run per (sample, epoch) on the run's model and the row's tools, both served on 127.0.0.1
-(``_external_agent``); a process per agent call: per turn of a row with turns (its task and
+(``_external``); a process per agent call: per turn of a row with turns (its task and
 ``tools/list`` holding the tools so far), per user turn with a simulated user. The
 command's stdout is its final answer.
 
@@ -30,7 +30,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from agentloop.engine import AgentFactory
-from agentloop.harness.run._external_agent import (
+from agentloop.harness.agents._external import (
     DEFAULT_TIME_LIMIT,
     ExternalAgentError,
     Served,

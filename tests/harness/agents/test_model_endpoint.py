@@ -18,8 +18,8 @@ from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
 from agentloop.engine import run_own_agent
-from agentloop.harness.run._model_endpoint import chat_completions_route
-from agentloop.harness.run._tool_server import serve_tools
+from agentloop.harness.agents._model_endpoint import chat_completions_route
+from agentloop.harness.agents._tool_server import serve_tools
 from agentloop.testing import ScriptedChatModel
 
 USAGE = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}

@@ -1,5 +1,5 @@
 """The run's model behind an OpenAI chat-completions endpoint, for an agent in another
-process (``_external_agent``): ``POST /v1/chat/completions``, streaming or not.
+process (``_external``): ``POST /v1/chat/completions``, streaming or not.
 
 Each request is answered by the observer (``agentloop.engine.Observer``): sent to the
 run's model source for this (sample, epoch) with its cache, retries and recording, kept as

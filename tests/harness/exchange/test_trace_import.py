@@ -268,7 +268,7 @@ def test_a_trace_naming_no_row_of_the_dataset_is_listed_not_imported(
 def test_an_id_with_glob_characters_selects_that_row_alone() -> None:
     from fnmatch import fnmatchcase
 
-    from agentloop.harness.run._trace_import import _literal
+    from agentloop.harness.exchange._trace_import import _literal
 
     pattern = _literal("a[1]*?")
     assert fnmatchcase("a[1]*?", pattern)
