@@ -10,6 +10,7 @@ the provider's keys) and the config's ``env``:
 - ``AGENTLOOP_MCP_URL``: the row's tools, MCP over streamable HTTP;
 - ``AGENTLOOP_MODEL_BASE_URL``: the OpenAI base URL (ending in ``/v1``) of the model;
 - ``AGENTLOOP_TOKEN``: the bearer token both require, fresh per (sample, epoch);
+- ``AGENTLOOP_SAMPLE_ID``, ``AGENTLOOP_EPOCH``: the (sample, epoch) it runs for;
 - ``AGENTLOOP_TASK``: ``{"messages", "tools"}`` as JSON (OpenAI chat dicts and tools),
   also written to its stdin (the variable is left out above ``MAX_TASK_VARIABLE``);
 - ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``: the same URL and token, for OpenAI clients;
@@ -120,6 +121,7 @@ def command_factory(command: Sequence[str], env: dict[str, str]) -> AgentFactory
             "AGENTLOOP_MCP_URL": served.mcp_url,
             "AGENTLOOP_MODEL_BASE_URL": served.model_base_url,
             "AGENTLOOP_TOKEN": served.token,
+            **{f"AGENTLOOP_{k.upper()}": str(v) for k, v in served.episode.items()},
             **shown,
             "OPENAI_BASE_URL": served.model_base_url,
             "OPENAI_API_KEY": served.token,

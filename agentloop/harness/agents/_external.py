@@ -14,7 +14,7 @@ elsewhere) is recorded as a reply of its own with tokens unknown.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -49,6 +49,8 @@ class Served:
     """The bearer token both require, fresh per call."""
     task: dict[str, Any]
     """``{"messages", "tools"}``: the conversation so far and the tools, OpenAI chat dicts."""
+    episode: dict[str, Any] = field(default_factory=dict)
+    """``{"sample_id", "epoch"}`` of the run's (sample, epoch); empty outside a run."""
 
 
 Launch = Callable[[Served, list[str]], Awaitable[str]]
@@ -59,7 +61,7 @@ raises ``ExternalAgentError`` when it failed."""
 def external_factory(launch: Launch) -> AgentFactory:
     """A factory for ``run_own_agent`` running ``launch`` per agent call (the module doc)."""
 
-    def factory(model: Any, tools: list[Any]) -> Any:
+    def factory(model: Any, tools: list[Any], episode: dict[str, Any] | None = None) -> Any:
         observer: Observer = model.observer
         schemas = [convert_to_openai_tool(tool) for tool in tools]
 
@@ -83,7 +85,9 @@ def external_factory(launch: Launch) -> AgentFactory:
             failed: ExternalAgentError | None = None
             async with serve_tools(listed, call, routes=routes) as server:
                 task = {"messages": [message_to_openai(m) for m in messages], "tools": schemas}
-                served = Served(server.url, f"{server.base_url}/v1", server.token, task)
+                served = Served(
+                    server.url, f"{server.base_url}/v1", server.token, task, dict(episode or {})
+                )
                 try:
                     return await launch(served, observer.notes)
                 except ExternalAgentError as exc:  # raised here, not in the server's task group

@@ -5,11 +5,12 @@ model served for that call (``_external``).
 Each call is one ``POST`` of a JSON body to the URL::
 
     {"messages": [...], "tools": [...], "mcp_url": "...", "model_base_url": "...",
-     "token": "..."}
+     "token": "...", "sample_id": "...", "epoch": 1}
 
 (the conversation so far and the tools as OpenAI chat dicts, where the row's tools are
 served over MCP, the model endpoint's OpenAI base URL, the bearer token both require), with
-the config's ``headers_env`` headers. The answer is ``{"reply": "..."}`` (``null`` or
+the config's ``headers_env`` headers; ``sample_id`` and ``epoch`` name the (sample, epoch),
+the same in every call of one episode. The answer is ``{"reply": "..."}`` (``null`` or
 ``""``: no answer), status 2xx. A refused connection, a non-2xx status, a body that is not
 that JSON, is the sample's error with what came back; the time limit cancels the request.
 """
@@ -90,6 +91,7 @@ def http_factory(url: str, headers: dict[str, str]) -> AgentFactory:
             "mcp_url": served.mcp_url,
             "model_base_url": served.model_base_url,
             "token": served.token,
+            **served.episode,
         }
         # no read timeout of its own: the run's time limit cancels a request that hangs
         async with httpx.AsyncClient(timeout=None, trust_env=False) as client:

@@ -104,11 +104,16 @@ class OwnAgent:
         turns: Sequence[Turn] = (),
         user: SimulatedUser | None = None,
         tool_filter: str | None = None,
+        episode: tuple[str, int] | None = None,
     ) -> OwnAgentRun:
         """One (sample, epoch) with the config's limits: one agent call per turn of the
-        row (``turns``) or per user turn (``user``); ``tool_filter`` asked first."""
+        row (``turns``) or per user turn (``user``); ``tool_filter`` asked first. An agent
+        in another process is told ``episode``, the (sample id, epoch)."""
+        args = self.args
+        if self.external and episode is not None:
+            args = {**args, "episode": {"sample_id": episode[0], "epoch": episode[1]}}
         options: dict[str, Any] = dict(
-            factory_args=self.args,
+            factory_args=args,
             max_rounds=config.max_rounds,
             at_max_rounds=config.at_max_rounds,
             tool_timeout=config.tool_timeout,

@@ -271,6 +271,7 @@ async def _generate(
                 turns=turns,
                 user=user,
                 tool_filter=env.tool_filter if env is not None else None,
+                episode=(sample.id, epoch),
             )
             trajectory, record["agent_notes"] = run.trajectory, run.notes
             if run.failed == "agent":

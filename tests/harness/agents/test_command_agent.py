@@ -281,7 +281,8 @@ BIG_TASK_PY = """
 import json, os, sys
 
 task = json.load(sys.stdin)
-print("AGENTLOOP_TASK" in os.environ, len(task["messages"][-1]["content"]))
+print("AGENTLOOP_TASK" in os.environ, len(task["messages"][-1]["content"]),
+      os.environ["AGENTLOOP_SAMPLE_ID"], os.environ["AGENTLOOP_EPOCH"])
 """
 
 
@@ -293,7 +294,7 @@ def test_a_task_too_big_for_a_variable_comes_on_stdin(tmp_path: Path) -> None:
         {"role": "user", "content": question}]}])  # fmt: skip
     (line,) = _lines(run_once(config)).values()
     assert line["status"] == "ok", line.get("error")
-    assert line["trajectory"]["messages"][-1]["content"] == f"False {len(question)}"
+    assert line["trajectory"]["messages"][-1]["content"] == f"False {len(question)} s0000 1"
 
 
 COUNTER_PY = """

@@ -217,11 +217,15 @@ def test_a_service_over_the_endpoint_and_mcp_scores_as_the_native_loop(
         ]
     assert len(service.bodies) == 3
     for body, headers in zip(service.bodies, service.headers, strict=True):
-        assert set(body) == {"messages", "tools", "mcp_url", "model_base_url", "token"}
+        assert set(body) == {"messages", "tools", "mcp_url", "model_base_url", "token",
+                             "sample_id", "epoch"}  # fmt: skip
         assert [t["function"]["name"] for t in body["tools"]] == ["add"]
         assert body["mcp_url"].startswith("http://127.0.0.1:")
         assert headers["Authorization"] == "Bearer service-secret"
     assert len({b["token"] for b in service.bodies}) == 3  # fresh per call
+    assert sorted((b["sample_id"], b["epoch"]) for b in service.bodies) == [
+        (key, 1) for key in sorted(native)
+    ]
     # the header's value is read from the environment, never written in the run directory
     for path in run_dir.iterdir():
         assert "service-secret" not in path.read_text()
@@ -314,6 +318,8 @@ def test_with_a_simulated_user_each_turn_is_one_post_with_the_conversation_so_fa
     sizes = [len(b["messages"]) for b in service.bodies]
     assert len(sizes) == 2 and sizes[0] < sizes[1]
     assert service.bodies[1]["messages"][-1] == {"role": "user", "content": "user_1."}
+    # both calls name the one episode
+    assert {(b["sample_id"], b["epoch"]) for b in service.bodies} == {(own["id"], 1)}
 
 
 @pytest.mark.parametrize(
