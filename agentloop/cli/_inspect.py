@@ -5,43 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from agentloop._secrets import Scrubber
 
-__all__ = ["add_inspect", "export_inspect", "import_inspect"]
-
-
-def add_inspect(
-    exports: argparse._SubParsersAction[Any], imports: argparse._SubParsersAction[Any]
-) -> None:
-    """The ``inspect`` sub-commands of ``export`` and ``import``."""
-    write = exports.add_parser(
-        "inspect", help="a run as an Inspect eval log (its viewer, read_eval_log, samples_df)"
-    )
-    write.add_argument("run_dir", metavar="RUN_DIR")
-    write.add_argument("output", metavar="OUT.eval", help="the log to write (.eval or .json)")
-    read = imports.add_parser(
-        "inspect", help="an Inspect eval log's samples as a run directory, scored by a config"
-    )
-    read.add_argument("log", metavar="LOG", help="an Inspect log (.eval or .json)")
-    read.add_argument("outdir", metavar="OUTDIR", help="the run directory to write")
-    read.add_argument(
-        "--config",
-        required=True,
-        metavar="CONFIG",
-        help="the config whose dataset (rows matched by sample id) and rewards score the log",
-    )
-    read.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config field, e.g. dataset=tau2:airline (repeatable)",
-    )
+__all__ = ["export_inspect", "import_inspect"]
 
 
 def export_inspect(args: argparse.Namespace, out: Console) -> int:

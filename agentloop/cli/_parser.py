@@ -12,7 +12,6 @@ import sys
 from typing import NoReturn
 
 from agentloop import __version__
-from agentloop.cli._inspect import add_inspect
 
 __all__ = ["ParserExit", "UsageError", "parse"]
 
@@ -373,7 +372,32 @@ def _add_exchange(sub: argparse._SubParsersAction[_Parser]) -> None:
     read = sub.add_parser("import", help="read another tool's runs as a run directory")
     imports = read.add_subparsers(dest="import_format", required=True, parser_class=_Parser)
     _add_otel(exports, imports)
-    add_inspect(exports, imports)
+    _add_inspect(exports, imports)
+
+
+def _add_scored_import(
+    imports: argparse._SubParsersAction[_Parser],
+    name: str,
+    help: str,
+    source: tuple[str, str, str],
+    config_help: str,
+) -> argparse.ArgumentParser:
+    """``import NAME SOURCE OUTDIR --config CONFIG [--set KEY=VALUE]``, what every import
+    that scores under a config takes; ``source``: its destination, metavar and help."""
+    read = imports.add_parser(name, help=help)
+    dest, metavar, source_help = source
+    read.add_argument(dest, metavar=metavar, help=source_help)
+    read.add_argument("outdir", metavar="OUTDIR", help="the run directory to write")
+    read.add_argument("--config", required=True, metavar="CONFIG", help=config_help)
+    read.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field of the config (dotted keys, YAML values); repeatable",
+    )
+    return read
 
 
 def _add_otel(
@@ -389,16 +413,12 @@ def _add_otel(
         action="store_true",
         help="include messages, tool arguments and results (scrubbed of secrets)",
     )
-    read = imports.add_parser(
-        "otel", help="OTLP JSON traces of an agent as a run directory that score re-scores"
-    )
-    read.add_argument("traces", metavar="FILE", help="OTLP JSON (one request, or one per line)")
-    read.add_argument("outdir", metavar="OUTDIR", help="the run directory to write")
-    read.add_argument(
-        "--config",
-        required=True,
-        metavar="CONFIG",
-        help="the config whose dataset and rewards score the traces",
+    read = _add_scored_import(
+        imports,
+        "otel",
+        "OTLP JSON traces of an agent as a run directory that score re-scores",
+        ("traces", "FILE", "OTLP JSON (one request, or one per line)"),
+        "the config whose dataset and rewards score the traces",
     )
     read.add_argument(
         "--sample-attribute",
@@ -406,13 +426,22 @@ def _add_otel(
         help="the span attribute naming the sample (default: agentloop.sample.id; a.b: key b "
         "of a JSON object attribute a)",
     )
-    read.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a field of the config (dotted keys, YAML values); repeatable",
+
+
+def _add_inspect(
+    exports: argparse._SubParsersAction[_Parser], imports: argparse._SubParsersAction[_Parser]
+) -> None:
+    write = exports.add_parser(
+        "inspect", help="a run as an Inspect eval log (its viewer, read_eval_log, samples_df)"
+    )
+    write.add_argument("run_dir", metavar="RUN_DIR")
+    write.add_argument("output", metavar="OUT.eval", help="the log to write (.eval or .json)")
+    _add_scored_import(
+        imports,
+        "inspect",
+        "an Inspect eval log's samples as a run directory, scored by a config",
+        ("log", "LOG", "an Inspect log (.eval or .json)"),
+        "the config whose dataset (rows matched by sample id) and rewards score the log",
     )
 
 
