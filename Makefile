@@ -44,9 +44,14 @@ AGENTDOJO := 'agentdojo==0.1.35' 'cohere==7.3.1' 'tokenizers==0.23.3' 'fastavro=
 # its PYTHONPATH) likewise: it pins websockets<17, which would downgrade the 17.x installed;
 # its own dependencies are all here (griffelib comes with pydantic-ai).
 OPENAI_AGENTS := 'openai-agents==0.24.0'
+# bfcl:memory_vector's encoder runs on torch (sentence-transformers, in agentloop[test]). Plain
+# `torch` from PyPI is a CUDA build of several GB on Linux; 2.13.0's CPU build (191 MB) is
+# what this pin takes where pip finds it (this machine's wheel folder), else PyPI's 2.13.0.
+TORCH_CPU := 'torch==2.13.0'
 TEST_STAMP := $(VENV)/.installed-test
 $(TEST_STAMP): pyproject.toml Makefile | $(PY)
 	@echo "Installing agentloop and what the tests need (agentloop[test], BFCL's data)"
+	$(PIP) $(TORCH_CPU)  # before agentloop[test]: sentence-transformers would take any torch
 	$(PIP) -e '.[test]'
 	$(EDITABLE_FIRST)
 	$(PIP) --no-deps --upgrade --target $(VENV)/bfcl-eval 'bfcl-eval==2026.3.23'

@@ -74,7 +74,7 @@ def check_bfcl_category(category: str) -> None:
     """``DatasetError`` (one line, listing the known ones) for an unknown category."""
     every = (*BFCL_CATEGORIES, *MULTI_TURN_CATEGORIES, *WEB_SEARCH_CATEGORIES, FORMAT_SENSITIVITY)
     if category.startswith("memory_"):
-        check_memory_category(category)  # memory_vector, an unknown backend: their own line
+        check_memory_category(category)  # an unknown backend, or what memory_vector lacks
         return
     if category not in every:
         known = ", ".join(every)

