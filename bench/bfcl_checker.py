@@ -14,7 +14,10 @@ by category, as ``eval_runner.ast_file_runner`` picks it), as
 use ``is_empty_output``, as ``_evaluate_single_relevance_entry`` does. The decoding step
 is skipped (the cases are already decoded), except for cases with ``raw`` argument text,
 which BFCL's OpenAI function-calling ``decode_ast`` decodes (a failure fails an AST
-entry and is "no call" for relevance, as in ``eval_runner``).
+entry and is "no call" for relevance, as in ``eval_runner``), and cases with ``published``:
+a model's result exactly as BFCL stored it (any JSON value), decoded as ``eval_runner``
+does: with ``--mode fc`` by that same ``decode_ast``, with ``--mode prompt`` by
+``default_decode_ast_prompting`` in the category's return format (Python for relevance).
 
 ``--mode fc`` (default) is BFCL's view of an OpenAI function-calling model
 (``gpt-4o-2024-11-20-FC``, ``underscore_to_dot``): the output names get ``.`` -> ``_``, as the
@@ -44,6 +47,7 @@ from typing import Any
 from bfcl_eval.constants.enums import Language, ReturnFormat
 from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
 from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+from bfcl_eval.model_handler.utils import default_decode_ast_prompting
 from bfcl_eval.utils import (
     is_empty_output,
     is_function_calling_format_output,
@@ -86,9 +90,28 @@ class DecodeFailed:
         self.error = f"{type(error).__name__}: {error}"
 
 
+def return_format(category: str) -> ReturnFormat:
+    """The prompting decoder's format for a category, as ``eval_runner`` picks it."""
+    if "relevance" in category:
+        return ReturnFormat.PYTHON
+    return ReturnFormat(language(category).value)
+
+
 def _decoded(case: dict[str, Any], mode: str) -> Any:
     """The output BFCL's checker sees: a case with ``raw`` text goes through BFCL's
-    OpenAI function-calling ``decode_ast`` (then names renamed as ``--mode`` says)."""
+    OpenAI function-calling ``decode_ast`` (then names renamed as ``--mode`` says); a
+    ``published`` result through the decoder of ``--mode``."""
+    if "published" in case:
+        try:
+            if mode == "fc":
+                decoded = _FC_HANDLER.decode_ast(case["published"], ReturnFormat.PYTHON, False)
+            else:
+                decoded = default_decode_ast_prompting(
+                    case["published"], return_format(case["category"])
+                )
+        except Exception as exc:  # as eval_runner: the decoding failed
+            return DecodeFailed(exc)
+        return _rename(decoded, mode)
     if "raw" not in case:
         return _rename(case["output"], mode)
     result = [{name: text} for name, text in case["raw"]]
