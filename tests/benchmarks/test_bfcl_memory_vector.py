@@ -143,3 +143,7 @@ def test_the_offline_recipe_runs_and_summarises(
     assert main(["bfcl", "summary", str(run_dir)]) == 0
     out = capsys.readouterr().out
     assert "memory_vector                 2        1        0    50.00%  (partial: 2 of 155" in out
+    assert main(["score", str(run_dir)]) == 0  # re-scored from the results: the same verdicts
+    (rescored,) = run_dir.glob("results.rescored-*.jsonl")
+    again = {line["id"]: line for line in map(json.loads, rescored.read_text().splitlines())}
+    assert {k: v["scores"] for k, v in again.items()} == {k: v["scores"] for k, v in lines.items()}

@@ -29,6 +29,7 @@ from agentloop.benchmarks.bfcl._web_search import (
 )
 from agentloop.errors import ConfigError
 from agentloop.harness import load_config
+from agentloop.harness.run._rescore import rescore_run
 from agentloop.harness.run._runner import run_eval_sync
 from tests.support.harness import ROOT, ask, call, read_results, write_json
 
@@ -141,6 +142,7 @@ class _Stub(BaseHTTPRequestHandler):
     """SerpAPI's /search and a web page, on 127.0.0.1."""
 
     seen: ClassVar[list[dict[str, list[str]]]] = []
+    limited: ClassVar[int] = 0  # how many more searches answer SerpAPI's 429 error
 
     def do_GET(self) -> None:
         parsed = urlparse(self.path)
@@ -149,6 +151,9 @@ class _Stub(BaseHTTPRequestHandler):
             type(self).seen.append(query)
             if query["q"] == ["nothing"]:
                 body: Any = {"search_metadata": {"status": "Success"}}
+            elif query["q"][0].startswith("limited") and type(self).limited > 0:
+                type(self).limited -= 1
+                body = {"error": "429 Too Many Requests: hourly searches exceeded"}
             else:
                 body = {
                     "organic_results": [
@@ -228,6 +233,27 @@ def test_live_searches_ask_serpapi_as_bfcl_does(stub: str, monkeypatch: pytest.M
         }
     else:
         assert "Seven" in markdown["content"]
+
+
+def test_a_rate_limited_search_is_retried_with_backoff_then_given_up(
+    stub: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentloop.benchmarks.bfcl._web_search as web_search
+
+    waits: list[float] = []
+    monkeypatch.setattr(web_search.time, "sleep", waits.append)  # the waits, not the time
+    monkeypatch.setenv(SERPAPI_KEY_ENV, "k-123")
+    env = bfcl_web_search_environment(_row(), serpapi_url=stub)
+    _Stub.limited = 2  # as BFCL: a 429 in the payload's error is waited out
+    found = env.call("search_engine_query", {"keywords": "limited", "max_results": 1})
+    assert found == str([{"title": "t0", "href": "https://x/0", "body": "s0"}])
+    assert len(_Stub.seen) == 3 and 2 <= waits[0] <= 4 and 4 <= waits[1] <= 8
+    waits.clear()
+    _Stub.limited = 100  # BFCL would wait forever; agentloop gives up with SerpAPI's error
+    given_up = json.loads(env.call("search_engine_query", {"keywords": "limited again"}))
+    assert given_up == {"error": "429 Too Many Requests: hourly searches exceeded"}
+    assert len(waits) == web_search.RATE_LIMIT_RETRIES and max(waits) <= 120
+    _Stub.limited = 0
 
 
 ANSWERS = ["Dong-Sup Yoon", "Yoo Dong-Sup"]
@@ -315,6 +341,10 @@ def test_the_configs_and_the_offline_recipe(tmp_path: Path) -> None:
     text = format_bfcl_summary(summary)
     assert "(not comparable: recorded searches)" in text
     assert "not comparable with BFCL's leaderboard" in text
+    # re-scored from the results file: the recorded searches still label each verdict
+    rescored, _ = rescore_run(outcome.run_dir)
+    again = {r["id"]: r["scores"][VERDICT] for r in read_results(rescored.parent, rescored.name)}
+    assert again == verdicts
 
 
 def test_a_live_run_is_not_flagged_and_a_run_without_the_verdict_names_it(

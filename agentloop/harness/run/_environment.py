@@ -57,6 +57,8 @@ __all__ = [
     "EnvironmentFactory",
     "LiveEnvironment",
     "environment_input",
+    "executes_ground_truth",
+    "recorded_environment",
     "recorded_states",
     "run_calls",
 ]
@@ -282,11 +284,27 @@ async def environment_input(
         where = "ground_truth.turns" if "turns" in (sample.ground_truth or {}) else "ground_truth"
         states, results = await _execute(p, sample, epoch, expected, where)
     return {
-        "states": [t.state for t in trajectory.turns],
+        **recorded_environment(trajectory),
         "expected_states": states,
-        "results": turn_results(trajectory),
         "expected_results": results,
     }
+
+
+def recorded_environment(trajectory: Trajectory) -> dict[str, Any]:
+    """The ``environment`` input of a row without ground-truth calls: the agent's side only,
+    all of it recorded in the trajectory, so a results file rebuilds it."""
+    return {
+        "states": [t.state for t in trajectory.turns],
+        "expected_states": None,
+        "results": turn_results(trajectory),
+        "expected_results": None,
+    }
+
+
+def executes_ground_truth(ground_truth: Any) -> bool:
+    """Whether a row's ``environment`` input runs its ground-truth calls in a fresh
+    environment (which only a run, not a results file, can do)."""
+    return _expected_turns(ground_truth) is not None
 
 
 async def recorded_states(p: _Prepared, sample: Sample, epoch: int, trajectory: Trajectory) -> None:

@@ -5,6 +5,10 @@ each (id, epoch)) and scored again; nothing is generated. The new lines go to
 ``results.rescored-<ts>.jsonl`` beside the old file, with their summary in
 ``summary.rescored-<ts>.json``; the original files are left untouched.
 
+A reward that asks for the ``environment`` input gets what the line recorded (the states
+after each turn, the call results) when the row has no ground-truth calls; a run whose
+rows do have them (the expected side runs them in a fresh environment) is refused.
+
 No model is asked either: a reward's judge is answered by the replies its line recorded
 (``judge_calls``: the same reward, draw and request), and a request the line does not have
 fails that reward (``ReplayMismatchError``), never a live call. To grade again with a live
@@ -23,6 +27,7 @@ import anyio
 
 from agentloop.engine import Trajectory
 from agentloop.errors import AgentloopError
+from agentloop.harness.run._environment import executes_ground_truth, recorded_environment
 from agentloop.harness.run._judges import SampleJudging
 from agentloop.harness.run._scoring import RewardPlan
 from agentloop.harness.rundir._files import (
@@ -40,11 +45,14 @@ from agentloop.harness.stats._summary_file import write_summary
 __all__ = ["rescore_line", "rescore_run"]
 
 
-async def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber) -> str:
+async def rescore_line(
+    line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubber, *, environment: bool = False
+) -> str:
     """One result line scored again (model errors and crashes are kept as they were). As
     in a run, a reward that raises is that reward's error (``reward_errors``, and the line
     errored with kind ``reward``); the other rewards' scores stand. Judges answer from the
-    line's recorded replies (see the module doc)."""
+    line's recorded replies (see the module doc). ``environment``: the run had one, so
+    rewards asking for its input get the recorded part of it."""
     record = {k: v for k, v in line.items() if k != "trajectory"}
     raw = line.get("trajectory")
     rescorable = raw is not None and (
@@ -59,6 +67,7 @@ async def rescore_line(line: Mapping[str, Any], plan: RewardPlan, scrub: Scrubbe
             line.get("answer"),
             metadata=line.get("metadata"),
             row=_row(line),
+            environment=recorded_environment(trajectory) if environment else None,
             judging=judging,
         )
         error = outcome.error_text()
@@ -120,11 +129,22 @@ def rescore_run(
         raise AgentloopError(f"{run_dir}: the run has no rewards; pass --rewards")
     thresholds = config.get("pass_threshold") or {}
     plan = RewardPlan(specs, thresholds)
-    if asking := plan.asking_for("environment"):  # before any file is created
+    asking = plan.asking_for("environment")
+    executing = next(
+        (
+            line["id"]
+            for line in latest_results(source)
+            if executes_ground_truth(line.get("ground_truth"))
+        ),
+        None,
+    )
+    with_env = bool(asking) and config.get("environment") is not None  # as the run had it
+    if asking and executing is not None:  # before any file is created
         raise AgentloopError(
-            f"{run_dir}: {', '.join(asking)} need(s) the environment input (ground-truth calls "
-            "run in a fresh environment), which a results file cannot rebuild: pass --rewards "
-            "without them, or run the rows again with mode: score"
+            f"{run_dir}: {', '.join(asking)} need(s) the environment input, which for "
+            f"{executing!r} runs its ground-truth calls in a fresh environment; a results file "
+            "cannot rebuild that: pass --rewards without them, or run the rows again with "
+            "mode: score"
         )
     names = {s.name for s in plan.specs} | {s.key for s in plan.specs}
     stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
@@ -134,7 +154,7 @@ def rescore_run(
     async def rescore_all() -> None:
         with ResultWriter(target) as writer:
             for line in latest_results(source):  # one line per pair: a retry's, if retried
-                writer.write(await rescore_line(line, plan, scrub))
+                writer.write(await rescore_line(line, plan, scrub, environment=with_env))
 
     anyio.run(rescore_all)
     config.update(rewards=specs, pass_threshold={k: v for k, v in thresholds.items() if k in names})
