@@ -19,10 +19,13 @@ faiss are the same builds on both sides; numpy only carries the float32s).
 
 Figures (all scenarios, ``--full``; 2 cores): memory_kv 192 entries, 633 tool results;
 memory_vector 192 entries, 1600 tool results; memory_rec_sum 192 entries, 478 tool
-results; all equal. Playing all 192 entries takes ~1 s a side for kv and rec_sum, and
-~90 s a side for memory_vector (the encoder's load, ~4 s, then an embedding per text
-stored or searched and a re-embedding of the store at each entry's start), so by default
-memory_vector plays ``VECTOR_DEFAULT`` (60 entries, ~25 s a side).
+results; all equal. Playing all 192 entries takes ~1 s a side for kv and rec_sum; for
+memory_vector, the encoder's load (~5 s), then an embedding per text stored or searched
+(at load 7: 180-315 ms one text at a time, 30-45 ms a text in a batch of 50) and a
+re-embedding of the store, in one batch, at each entry's start: BFCL's side 88 s on a
+quiet machine, 438 s at load 8 (agentloop's 160 s then). So by default memory_vector
+plays ``VECTOR_DEFAULT``: 60 entries, 398 results, ~11 s a side per 30 entries quiet;
+at load 5, 67 s BFCL + 23 s agentloop.
 
 Run: ``.venv/bin/python bench/bfcl_memory_state_agreement.py [--full]
 [--scenarios a,b] [--categories memory_vector]``.
