@@ -172,6 +172,11 @@ class EnvironmentFactory:
             raise ToolLoadError(one_line(text)) from exc
         self.names = dry.names
 
+    def keep_state_in(self, run_dir: Path) -> None:
+        """State that outlives a row goes to the run directory's ``environment`` folder."""
+        self.state_dir = run_dir / "environment"
+        self.state_dir.mkdir(exist_ok=True)
+
     def make(self, sample: Sample, epoch: int) -> LiveEnvironment:
         """A fresh environment for this (sample, epoch)."""
         made = self.factory.call(sample, epoch, state_dir=self.state_dir)

@@ -120,8 +120,7 @@ async def run_eval(
             if announce is not None:
                 announce(run_dir)
             if p.environment is not None and config.executor == "local":
-                p.environment.state_dir = run_dir / "environment"
-                p.environment.state_dir.mkdir(exist_ok=True)
+                p.environment.keep_state_in(run_dir)
             if p.dependencies is not None and resume_dir is not None:  # written ones count
                 p.dependencies.resume_from(latest_status(run_dir / RESULTS_FILE), done)
             reporter = reporter or SilentProgress()

@@ -385,6 +385,8 @@ async def serve_episode(
         serve_tools(episode.tools, episode.call, routes=_routes(episode)) as server,
     ):
         with open_run(served, config_path, p.scan, 1, p.scrub, None) as (run_dir, header, _):
+            if p.environment is not None:  # as a local run keeps it (a BFCL memory)
+                p.environment.keep_state_in(run_dir)
             async with anyio.create_task_group() as group:
 
                 async def run() -> None:

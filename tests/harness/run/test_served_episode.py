@@ -171,3 +171,32 @@ def test_the_round_limit_is_enforced_at_the_server(tmp_path: Path) -> None:
     anyio.run(scenario)
     assert seen[0] == ("20", False)
     assert seen[1][1] and "limit of 1 tool rounds" in seen[1][0]
+
+
+def test_a_served_bfcl_memory_prerequisite_keeps_its_memory_in_the_run_directory(
+    tmp_path: Path,
+) -> None:
+    from agentloop.benchmarks.bfcl._memory import MemoryChain
+    from agentloop.benchmarks.bfcl._package import bfcl_package
+
+    if bfcl_package() is None:
+        pytest.skip("bfcl-eval is not installed")
+    config = load_config(
+        ROOT / "configs" / "bfcl" / "memory_kv.yaml", overrides={"output_dir": str(tmp_path)}
+    )
+    first = "memory_kv_prereq_22-student-0"  # depends on nothing
+    seen: dict[str, Any] = {}
+
+    async def scenario() -> None:
+        async with serve_episode(config, first) as served:
+            async with _agent(served.server) as (session, http):
+                seen["add"] = await _call(session, "core_memory_add", key="course", value="AI")
+                seen["score"] = (await http.post("/score", json={"answer": "Noted."})).json()
+            seen["run_dir"] = served.run_dir
+
+    anyio.run(scenario)
+    assert seen["add"] == ('{"status": "Key-value pair added."}', False)
+    assert seen["score"]["result"]["status"] == "ok"
+    # written back where a resumed or later run of the chain reads it
+    chain = MemoryChain(seen["run_dir"] / "environment" / "bfcl_memory_kv_epoch1", "memory_kv")
+    assert chain.written("student") == [first]
