@@ -20,6 +20,7 @@ import functools
 import importlib
 import operator
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -126,7 +127,12 @@ def decode_reply(text: str, fmt: BfclPromptFormat) -> list[Any]:
 
 
 def _python_calls(text: str) -> list[Any]:
-    body = ast.parse(text.strip().strip("'"), mode="eval").body
+    # Python warns about some text it still reads (an invalid escape as in a Markdown
+    # ``data\_set``); BFCL reads it, so no warning filter (``-W error``) may fail it here
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        body = ast.parse(text.strip().strip("'"), mode="eval").body
     if isinstance(body, ast.Call):
         return [_call(body)]
     elements = getattr(body, "elts", None)
