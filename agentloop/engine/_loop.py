@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import anyio
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messages
+from langchain_core.messages import BaseMessage
 
 from agentloop._secrets import is_secret_name
 from agentloop.engine._budget import Budget
@@ -25,10 +25,10 @@ from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._sync import run_sync
 from agentloop.engine._tool_executor import ExecutorFactory
 from agentloop.engine._trajectory import (
-    StopReason,
     Trajectory,
     TurnRecord,
 )
+from agentloop.engine._turns import TurnPlayer, to_messages
 
 __all__ = [
     "MessagesInput",
@@ -42,12 +42,6 @@ __all__ = [
 
 MessagesInput = str | Sequence[BaseMessage | dict[str, Any]]
 ToolExecution = Literal["parallel", "sequential"]
-
-
-def _to_messages(messages: MessagesInput) -> list[BaseMessage]:
-    if isinstance(messages, str):
-        return [HumanMessage(content=messages)]
-    return list(convert_to_messages(list(messages)))
 
 
 def describe_model(model: Any) -> dict[str, Any]:
@@ -193,9 +187,7 @@ async def run_agent(
         parallel_tool_calls=parallel_tool_calls,
     )
     started = time.perf_counter()
-    history = _to_messages(messages)
-    available = list(tools)
-    binding = bind(available)
+    history = to_messages(messages)
     budget = Budget(user.max_steps, user.max_errors) if user is not None else None
     rounds = RoundLoop(
         history,
@@ -208,7 +200,15 @@ async def run_agent(
         parse_content=_content_parser(parse_content_tool_calls),
         raise_on_error=raise_on_error,
         token_limit=token_limit,
-        after_tools=_to_messages(after_tools) if after_tools else (),
+        after_tools=to_messages(after_tools) if after_tools else (),
+    )
+    player = TurnPlayer(
+        history,
+        bind,
+        tools,
+        steps=lambda: len(rounds.steps),
+        recorded=bool(turns) or snapshot is not None,
+        snapshot=snapshot,
     )
     conversation = None
     if user is not None:
@@ -224,80 +224,40 @@ async def run_agent(
             binding=user_binding,
             at_max_rounds_stop=at_max_rounds == "stop",
         )
-    recorded = bool(turns) or snapshot is not None or user is not None
-    records: list[TurnRecord] = []
-    stop: StopReason = "final"
-    error: str | None = None
-    turn_start: tuple[int, int, list[str]] = (0, 0, [])
 
     def end_conversation_turn(record: TurnRecord) -> None:
         record.state = snapshot() if snapshot is not None else None
-        records.append(record)
-
-    def end_turn() -> None:
-        if conversation is not None:  # stopped by the time limit in the middle of a turn
-            conversation.interrupted(end_conversation_turn, stop)
-            return
-        if recorded:
-            message_start, step_start, added = turn_start
-            state = snapshot() if snapshot is not None else None
-            record = TurnRecord(
-                message_start=message_start,
-                step_start=step_start,
-                stop_reason=stop,
-                tools_added=added,
-                state=state,
-            )
-            records.append(record)
+        player.records.append(record)
 
     # One deadline for the whole run, turns included (no deadline: never cancelled).
     with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
         if conversation is not None:
-            stop, error = await conversation.run(history, binding, end_conversation_turn)
-        for index in range(len(turns) + 1 if conversation is None else 0):
-            message_start, added = 0, []
-            if index > 0:
-                turn = turns[index - 1]
-                message_start = len(history)
-                history.extend(_to_messages(turn.messages) if turn.messages else [])
-                if turn.tools:
-                    known = set(binding.names)
-                    available.extend(turn.tools)
-                    binding = bind(available)
-                    added = [n for n in binding.names if n not in known]
-            turn_start = (message_start, len(rounds.steps), added)
-            if index == 0 and tool_filter is not None:
-                kept, failed, error = await rounds.filter_tools(
-                    bind(available, tool_choice="none"), tool_filter
-                )
-                if failed is not None:
-                    stop = failed
-                    end_turn()
-                    break
-                available = [
-                    t for t, name in zip(available, binding.names, strict=True) if name in kept
-                ]
-                binding = bind(available)
-            stop, error = await rounds.run(binding)
-            end_turn()
-            if stop in ("error", "token_limit"):
-                break
-            if stop == "max_rounds" and at_max_rounds == "stop":
-                break  # the conversation ends at the round cap: no later turn
+            player.stop, player.error = await conversation.run(
+                history, player.binding, end_conversation_turn
+            )
+        else:
+            filtering = None
+            if tool_filter is not None:
+                filtering = functools.partial(rounds.filter_tools, prompt=tool_filter)
+            await player.play(
+                turns, rounds.run, at_max_rounds=at_max_rounds, filter_tools=filtering
+            )
     if limit.cancelled_caught:
         rounds.stop_running(TIME_LIMIT.format(seconds=time_limit))
-        if conversation is not None:
+        player.stop, player.error = "time_limit", None
+        if conversation is not None:  # stopped in the middle of a user turn
             conversation.stop_running(TIME_LIMIT.format(seconds=time_limit))
-        stop, error = "time_limit", None
-        end_turn()
+            conversation.interrupted(end_conversation_turn, "time_limit")
+        else:
+            player.end_turn()
     return Trajectory.build(
         history,
         rounds.steps,
-        stop,
-        error=error,
+        player.stop,
+        error=player.error,
         wall_time_s=time.perf_counter() - started,
         model=describe_model(model),
-        turns=records,
+        turns=player.records,
         user_messages=conversation.messages if conversation is not None else None,
         user_steps=conversation.steps if conversation is not None else None,
         stop_signal=conversation.signal if conversation is not None else None,

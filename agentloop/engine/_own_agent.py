@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from agentloop.engine._budget import Budget
 from agentloop.engine._conversation import SimulatedUser
 from agentloop.engine._defaults import DEFAULT_TOOL_TIMEOUT
-from agentloop.engine._loop import MessagesInput, Turn, _to_messages, describe_model
+from agentloop.engine._loop import MessagesInput, Turn, describe_model
 from agentloop.engine._own_calls import AgentCalls, AgentFactory, OwnAgentRun
 from agentloop.engine._own_conversation import converse
 from agentloop.engine._reply import ContentCallParser
@@ -31,7 +31,8 @@ from agentloop.engine._retry import RetryPolicy
 from agentloop.engine._rounds import AtMaxRounds, RoundLoop, ToolBinding, ToolsInput
 from agentloop.engine._serialize import DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from agentloop.engine._tool_executor import ExecutorFactory
-from agentloop.engine._trajectory import StopReason, Trajectory, TurnRecord
+from agentloop.engine._trajectory import StopReason, Trajectory
+from agentloop.engine._turns import TurnPlayer, to_messages
 
 __all__ = ["AgentFactory", "OwnAgentRun", "run_own_agent", "run_own_conversation"]
 
@@ -84,7 +85,7 @@ async def run_own_agent(
     if tool_filter is not None and user is not None:
         raise ValueError("tool_filter asks the model first; not with user")
     started = time.perf_counter()
-    history = _to_messages(messages)
+    history = to_messages(messages)
     sequential = tool_execution == "sequential"
     retry = RetryPolicy() if retry is None else retry
     # One binding per tool set: made again only when a turn adds tools (the agent too).
@@ -169,62 +170,31 @@ async def _play_turns(
     snapshot: Callable[[], Any] | None,
 ) -> Trajectory:
     """The first turn and each later one as ``run_agent`` plays them, one agent call each."""
-    history = calls.history
-    binding = bind(available)
-    recorded = bool(turns) or snapshot is not None
-    records: list[TurnRecord] = []
-    stop: StopReason = "final"
-    error: str | None = None
-    turn_start: tuple[int, int, list[str]] = (0, 0, [])
+    player = TurnPlayer(
+        calls.history,
+        bind,
+        available,
+        steps=lambda: len(calls.steps),
+        recorded=bool(turns) or snapshot is not None,
+        snapshot=snapshot,
+    )
+    filtering = None
+    if tool_filter is not None:
 
-    def end_turn() -> None:
-        if recorded:
-            message_start, step_start, added = turn_start
-            state = snapshot() if snapshot is not None else None
-            record = TurnRecord(
-                message_start=message_start,
-                step_start=step_start,
-                stop_reason=stop,
-                tools_added=added,
-                state=state,
-            )
-            records.append(record)
+        async def filtering(
+            offered: ToolBinding,
+        ) -> tuple[list[str], StopReason | None, str | None]:
+            return await _filter_tools(calls, offered, tool_filter, rounds())
 
     with anyio.CancelScope(deadline=anyio.current_time() + (time_limit or math.inf)) as limit:
-        for index in range(len(turns) + 1):
-            message_start, added = 0, []
-            if index > 0:
-                turn = turns[index - 1]
-                message_start = len(history)
-                history.extend(_to_messages(turn.messages) if turn.messages else [])
-                if turn.tools:
-                    known = set(binding.names)
-                    available.extend(turn.tools)
-                    binding = bind(available)
-                    added = [n for n in binding.names if n not in known]
-            turn_start = (message_start, len(calls.steps), added)
-            if index == 0 and tool_filter is not None:
-                offered = bind(available, tool_choice="none")
-                kept, failed, error = await _filter_tools(calls, offered, tool_filter, rounds())
-                if failed is not None:
-                    stop = failed
-                    end_turn()
-                    break
-                available = [
-                    t for t, name in zip(available, binding.names, strict=True) if name in kept
-                ]
-                binding = bind(available)
-            stop, error = await calls.run(binding)
-            end_turn()
-            if stop in ("error", "token_limit"):
-                break
-            if stop == "max_rounds" and at_max_rounds == "stop":
-                break  # the conversation ends at the round cap: no later turn
+        await player.play(turns, calls.run, at_max_rounds=at_max_rounds, filter_tools=filtering)
     if limit.cancelled_caught:
         calls.stop_running(time_limit or 0.0)
-        stop, error = "time_limit", None
-        end_turn()
-    return Trajectory.build(history, calls.steps, stop, error=error, turns=records)
+        player.stop, player.error = "time_limit", None
+        player.end_turn()
+    return Trajectory.build(
+        calls.history, calls.steps, player.stop, error=player.error, turns=player.records
+    )
 
 
 async def _filter_tools(
