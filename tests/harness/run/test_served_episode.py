@@ -190,11 +190,14 @@ def test_a_served_bfcl_memory_prerequisite_keeps_its_memory_in_the_run_directory
     async def scenario() -> None:
         async with serve_episode(config, first) as served:
             async with _agent(served.server) as (session, http):
+                seen["task"] = (await http.get("/task")).json()
                 seen["add"] = await _call(session, "core_memory_add", key="course", value="AI")
                 seen["score"] = (await http.post("/score", json={"answer": "Noted."})).json()
             seen["run_dir"] = served.run_dir
 
     anyio.run(scenario)
+    system = seen["task"]["messages"][0]  # BFCL's memory prompt, with the memory so far
+    assert system["role"] == "system" and "no content in the core memory" in system["content"]
     assert seen["add"] == ('{"status": "Key-value pair added."}', False)
     assert seen["score"]["result"]["status"] == "ok"
     # written back where a resumed or later run of the chain reads it
