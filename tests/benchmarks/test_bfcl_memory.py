@@ -18,7 +18,6 @@ from agentloop.benchmarks.bfcl._memory import (
     memory_entries,
     memory_system_prompt,
 )
-from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.errors import DatasetError
 from tests.support.harness import ROOT
 
@@ -26,11 +25,7 @@ SCRIPT = ROOT / "configs" / "scripts" / "bfcl_memory_kv.json"
 VERDICT = "agentloop.benchmarks:bfcl_agentic_verdict"
 
 
-@pytest.fixture(autouse=True)
-def _installed_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(BFCL_DATA_ENV, raising=False)
-    if bfcl_package() is None:
-        pytest.skip("bfcl-eval is not installed")
+pytestmark = pytest.mark.usefixtures("installed_bfcl_data")
 
 
 @pytest.mark.parametrize("category", ["memory_kv", "memory_vector", "memory_rec_sum"])

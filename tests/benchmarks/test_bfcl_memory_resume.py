@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 import yaml
 
-from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.cli._commands import main
 from tests.harness.run.test_multiturn_resume import _kill_after, by_pair
 from tests.support.harness import ROOT, only_run_dir
@@ -19,11 +18,7 @@ from tests.support.openai_stub import StubResponse, StubServer, call, reply
 CONFIG = ROOT / "configs" / "bfcl" / "memory_kv.yaml"
 
 
-@pytest.fixture(autouse=True)
-def _installed_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(BFCL_DATA_ENV, raising=False)
-    if bfcl_package() is None:
-        pytest.skip("bfcl-eval is not installed")
+pytestmark = pytest.mark.usefixtures("installed_bfcl_data")
 
 
 def keeper(body: dict[str, Any]) -> StubResponse:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from agentloop.benchmarks.bfcl._memory import MemoryChain, memory_entries, memory_system_prompt
-from agentloop.benchmarks.bfcl._package import BFCL_DATA_ENV, bfcl_package
 from agentloop.errors import DatasetError
 from tests.support.harness import ROOT
 
@@ -24,11 +23,7 @@ VERDICT = "agentloop.benchmarks:bfcl_agentic_verdict"
 HUB_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 
 
-@pytest.fixture(autouse=True)
-def _installed_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(BFCL_DATA_ENV, raising=False)
-    if bfcl_package() is None:
-        pytest.skip("bfcl-eval is not installed")
+pytestmark = pytest.mark.usefixtures("installed_bfcl_data")
 
 
 def _scenario(scenario: str) -> list[dict]:
