@@ -157,7 +157,7 @@ bench: $(STAMP) $(REF_STAMP) .venv-bfcl
 # registry (constants.model_config) imports every handler and their SDKs; qwen-agent
 # without its dependencies, then the few modules its import chain uses.
 BFCL_STAMP := .venv-bfcl/.installed-bfcl
-$(BFCL_STAMP):
+$(BFCL_STAMP): Makefile  # a changed recipe installs again (pip skips what is there)
 	test -x .venv-bfcl/bin/python || $(PYTHON) -m venv .venv-bfcl
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
 	.venv-bfcl/bin/python -m pip install -q --disable-pip-version-check \
