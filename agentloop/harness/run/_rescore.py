@@ -130,22 +130,17 @@ def rescore_run(
     thresholds = config.get("pass_threshold") or {}
     plan = RewardPlan(specs, thresholds)
     asking = plan.asking_for("environment")
-    executing = next(
-        (
-            line["id"]
-            for line in latest_results(source)
-            if executes_ground_truth(line.get("ground_truth"))
-        ),
-        None,
-    )
+    if asking:  # before any file is created
+        lines = latest_results(source)  # read to the end: the file is closed after it
+        ran = [line["id"] for line in lines if executes_ground_truth(line.get("ground_truth"))]
+        if ran:
+            raise AgentloopError(
+                f"{run_dir}: {', '.join(asking)} need(s) the environment input, which for "
+                f"{ran[0]!r} runs its ground-truth calls in a fresh environment; a results "
+                "file cannot rebuild that: pass --rewards without them, or run the rows again "
+                "with mode: score"
+            )
     with_env = bool(asking) and config.get("environment") is not None  # as the run had it
-    if asking and executing is not None:  # before any file is created
-        raise AgentloopError(
-            f"{run_dir}: {', '.join(asking)} need(s) the environment input, which for "
-            f"{executing!r} runs its ground-truth calls in a fresh environment; a results file "
-            "cannot rebuild that: pass --rewards without them, or run the rows again with "
-            "mode: score"
-        )
     names = {s.name for s in plan.specs} | {s.key for s in plan.specs}
     stamp = _claim_stamp(run_dir, (now or datetime.now()).strftime("%Y%m%d-%H%M%S"))
     target = run_dir / f"results.rescored-{stamp}.jsonl"
