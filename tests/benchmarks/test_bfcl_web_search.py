@@ -4,6 +4,7 @@ the agentic verdict beside bfcl-eval's own checker, the configs and the recipe."
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,7 @@ from tests.support.harness import ROOT, ask, call, read_results, write_json
 
 REPLAY = ROOT / "configs" / "data" / "bfcl_web_search_replay.json"
 SCRIPT = ROOT / "configs" / "scripts" / "bfcl_web_search.json"
+_BFCL_SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 VERDICT = "agentloop.benchmarks:bfcl_agentic_verdict"
 
 
@@ -185,7 +187,11 @@ class _Stub(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def stub() -> Iterator[str]:
+def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    from serpapi import GoogleSearch
+
+    # serpapi_url sets SerpAPI's client's backend for the process: put it back after
+    monkeypatch.setattr(GoogleSearch, "BACKEND", GoogleSearch.BACKEND)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -225,35 +231,45 @@ def test_live_searches_ask_serpapi_as_bfcl_does(stub: str, monkeypatch: pytest.M
     markdown = json.loads(
         env.call("fetch_url_content", {"url": f"{stub}/page", "mode": "markdown"})
     )
-    try:
-        import html2text  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:  # not a dependency: the call says what to install
-        assert markdown == {
-            "error": "fetch_url_content mode 'markdown' needs html2text: pip install html2text"
-        }
-    else:
-        assert "Seven" in markdown["content"]
+    assert markdown == {"content": "Seven\n\nwins\n\n"}  # html2text's, as BFCL converts it
+    odd = json.loads(env.call("fetch_url_content", {"url": f"{stub}/page", "mode": "pdf"}))
+    assert odd == {"error": f"An error occurred while fetching {stub}/page: Unsupported mode: pdf"}
+    assert env.call("fetch_url_content", {"url": "ftp://x"}) == (
+        "Error during execution: Invalid URL: ftp://x"
+    )
+    assert env.call("search_engine_query", {"query": "x"}).startswith(
+        "Error during execution: WebSearchAPI.search_engine_query() got an unexpected keyword"
+    )
 
 
-def test_a_rate_limited_search_is_retried_with_backoff_then_given_up(
-    stub: str, monkeypatch: pytest.MonkeyPatch
+def test_a_rate_limited_search_is_waited_out_as_bfcl_waits(
+    stub: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import agentloop.benchmarks.bfcl._web_search as web_search
+    import time
 
     waits: list[float] = []
-    monkeypatch.setattr(web_search.time, "sleep", waits.append)  # the waits, not the time
     monkeypatch.setenv(SERPAPI_KEY_ENV, "k-123")
     env = bfcl_web_search_environment(_row(), serpapi_url=stub)
-    _Stub.limited = 2  # as BFCL: a 429 in the payload's error is waited out
+    monkeypatch.setattr(time, "sleep", waits.append)  # the waits, not the time
+    _Stub.limited = 3  # a 429 in the payload's error: BFCL waits and asks again
     found = env.call("search_engine_query", {"keywords": "limited", "max_results": 1})
+    monkeypatch.undo()
     assert found == str([{"title": "t0", "href": "https://x/0", "body": "s0"}])
-    assert len(_Stub.seen) == 3 and 2 <= waits[0] <= 4 and 4 <= waits[1] <= 8
-    waits.clear()
-    _Stub.limited = 100  # BFCL would wait forever; agentloop gives up with SerpAPI's error
-    given_up = json.loads(env.call("search_engine_query", {"keywords": "limited again"}))
-    assert given_up == {"error": "429 Too Many Requests: hourly searches exceeded"}
-    assert len(waits) == web_search.RATE_LIMIT_RETRIES and max(waits) <= 120
-    _Stub.limited = 0
+    assert len(_Stub.seen) == 4
+    assert 2 <= waits[0] <= 4 and 4 <= waits[1] <= 8 and 8 <= waits[2] <= 16  # doubling
+    assert capsys.readouterr().out.count("Received 429 from SerpAPI") == 3  # BFCL's notices
+
+
+def test_live_search_without_its_packages_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SERPAPI_KEY_ENV, "k-123")
+    monkeypatch.delitem(sys.modules, f"{_BFCL_SOURCE}.web_search", raising=False)
+    monkeypatch.setitem(sys.modules, "serpapi", None)  # as if google-search-results were absent
+    with pytest.raises(ConfigError) as refused:
+        bfcl_web_search_environment(_row())
+    assert str(refused.value).startswith(
+        "web search, live: BFCL's WebSearchAPI needs serpapi: "
+        "pip install 'agentloop[bfcl-web-search]'"
+    )
 
 
 ANSWERS = ["Dong-Sup Yoon", "Yoo Dong-Sup"]

@@ -60,11 +60,11 @@ class SearchReplay:
     def fetch(self, url: str, mode: str) -> dict[str, str]:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"Invalid URL: {url}")  # BFCL's own check, before any fetch
-        if mode not in FETCH_MODES:
-            raise ValueError(f"Unsupported mode: {mode}")
         page = self.pages.get(url)
         if page is None:
             raise NotRecordedError(f"page {url!r} is not recorded in {self.path}")
+        if mode not in FETCH_MODES:  # BFCL fetches the page first, then refuses the mode
+            return {"error": f"An error occurred while fetching {url}: Unsupported mode: {mode}"}
         if isinstance(page, str):
             return {"content": page}
         if mode not in page:
