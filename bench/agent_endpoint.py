@@ -29,7 +29,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agentloop.engine import run_own_agent
-from agentloop.harness.agents._model_endpoint import chat_completions_route
+from agentloop.harness.agents._model_endpoint import CHAT_COMPLETIONS, protocol_route
 from agentloop.harness.agents._tool_server import serve_tools
 from agentloop.testing import ScriptedChatModel
 
@@ -69,7 +69,7 @@ def _measure(n: int) -> dict[str, float]:
             out["tool, direct"] = await _mean_ms(
                 n, lambda i: observer.run_tool("add", None, {"a": i, "b": 1})
             )
-            routes = [chat_completions_route(observer, tools)]
+            routes = [protocol_route(CHAT_COMPLETIONS, observer, tools)]
             async with serve_tools(listed, call, routes=routes) as server:
                 url = f"{server.base_url}/v1/chat/completions"
                 async with httpx.AsyncClient(headers=server.headers) as http:

@@ -16,7 +16,6 @@ The request is read as the chat request it stands for and answered through the s
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -29,10 +28,9 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import ToolCall
 
 from agentloop._content import content_text
-from agentloop.engine import AgentStopped, Observer
-from agentloop.harness.agents._model_endpoint import ask, model_name
+from agentloop.harness.agents._model_endpoint import WireProtocol
 
-__all__ = ["messages_route"]
+__all__ = ["MESSAGES"]
 
 _IGNORED = (
     "model", "max_tokens", "temperature", "top_p", "top_k", "stop_sequences", "metadata",
@@ -190,27 +188,11 @@ def _events(answer: dict[str, Any]) -> str:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
 
 
-def messages_route(observer: Observer, tools: Sequence[Any]) -> Any:
-    """The Starlette route answering ``POST /v1/messages`` with ``observer``'s model."""
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
-
-    by_name = {tool.name: tool for tool in tools}
-
-    async def create(request: Request) -> Any:
-        try:
-            body = await request.json()
-            messages, asked, options = _read(body)
-        except ValueError as exc:  # JSON errors are ValueErrors too
-            return _error(400, f"POST /v1/messages: {exc}", "invalid_request_error")
-        try:
-            reply = await ask(observer, by_name, messages, asked, options)
-        except AgentStopped as exc:
-            return _error(403, str(exc), "permission_error")
-        answer = _response(reply, model_name(observer), len(observer.steps))
-        if body.get("stream"):
-            return Response(_events(answer), media_type="text/event-stream")
-        return JSONResponse(answer)
-
-    return Route("/v1/messages", create, methods=["POST"])
+MESSAGES = WireProtocol(
+    "/v1/messages",
+    _read,
+    lambda reply, body, model, number: _response(reply, model, number),
+    lambda answer, body: _events(answer),
+    error=_error,
+    refused="permission_error",
+)

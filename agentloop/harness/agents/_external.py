@@ -21,9 +21,9 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agentloop.engine import AgentFactory, AgentStopped, Observer, message_to_openai
-from agentloop.harness.agents._anthropic_messages import messages_route
-from agentloop.harness.agents._model_endpoint import chat_completions_route
-from agentloop.harness.agents._responses_api import responses_route
+from agentloop.harness.agents._anthropic_messages import MESSAGES
+from agentloop.harness.agents._model_endpoint import CHAT_COMPLETIONS, protocol_route
+from agentloop.harness.agents._responses_api import RESPONSES
 from agentloop.harness.agents._tool_server import serve_tools
 
 __all__ = ["DEFAULT_TIME_LIMIT", "ExternalAgentError", "Served", "external_factory"]
@@ -76,9 +76,7 @@ def external_factory(launch: Launch) -> AgentFactory:
             return str(message.content), message.status == "error"
 
         routes = [
-            chat_completions_route(observer, tools),
-            responses_route(observer, tools),
-            messages_route(observer, tools),
+            protocol_route(p, observer, tools) for p in (CHAT_COMPLETIONS, RESPONSES, MESSAGES)
         ]
 
         async def agent(messages: list[BaseMessage]) -> str:

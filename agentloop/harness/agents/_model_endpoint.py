@@ -19,14 +19,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 
 from agentloop.engine import AgentStopped, Observer, message_to_openai
 
-__all__ = ["ask", "chat_completions_route", "error_response", "model_name"]
+__all__ = [
+    "CHAT_COMPLETIONS",
+    "WireProtocol",
+    "ask",
+    "error_response",
+    "model_name",
+    "protocol_route",
+]
 
 # What a request may carry beyond messages and tools: sampling is the run's (config), so
 # these are read, and the rest is refused rather than silently ignored.
@@ -140,29 +148,54 @@ def _chunks(answer: dict[str, Any], include_usage: bool) -> str:
     return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
 
 
-def chat_completions_route(observer: Observer, tools: Sequence[Any]) -> Any:
-    """The Starlette route answering ``POST /v1/chat/completions`` with ``observer``'s
-    model; ``tools`` are the objects a request's tools are bound to, by name."""
+@dataclass(frozen=True)
+class WireProtocol:
+    """One way to ask the model at the endpoint: where, how a request is read, how the
+    reply is answered (whole, or as the events of a stream) and how an error looks."""
+
+    path: str
+    read: Callable[[Any], tuple[list[BaseMessage], list[dict[str, Any]], dict[str, Any]]]
+    answer: Callable[[AIMessage, dict[str, Any], str, int], dict[str, Any]]
+    """(reply, request body, model name, step number) -> the answer."""
+    events: Callable[[dict[str, Any], dict[str, Any]], str]
+    """(answer, request body) -> the stream's server-sent events."""
+    error: Callable[[int, str, str], Any] = error_response
+    refused: str = "agentloop_limit"
+    """The error type of a request the limits refuse (HTTP 403)."""
+
+
+def protocol_route(protocol: WireProtocol, observer: Observer, tools: Sequence[Any]) -> Any:
+    """The Starlette route answering ``protocol`` with ``observer``'s model; ``tools`` are
+    the objects a request's tools are bound to, by name."""
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     by_name = {tool.name: tool for tool in tools}
 
-    async def complete(request: Request) -> Any:
+    async def create(request: Request) -> Any:
         try:
             body = await request.json()
-            messages, asked, options = _read(body)
+            messages, asked, options = protocol.read(body)
         except ValueError as exc:  # JSON errors are ValueErrors too
-            return error_response(400, f"POST /v1/chat/completions: {exc}", "invalid_request_error")
+            return protocol.error(400, f"POST {protocol.path}: {exc}", "invalid_request_error")
         try:
             reply = await ask(observer, by_name, messages, asked, options)
         except AgentStopped as exc:
-            return error_response(403, str(exc), "agentloop_limit")
-        answer = _response(reply, model_name(observer), len(observer.steps))
+            return protocol.error(403, str(exc), protocol.refused)
+        answer = protocol.answer(reply, body, model_name(observer), len(observer.steps))
         if body.get("stream"):
-            usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            return Response(_chunks(answer, usage), media_type="text/event-stream")
+            return Response(protocol.events(answer, body), media_type="text/event-stream")
         return JSONResponse(answer)
 
-    return Route("/v1/chat/completions", complete, methods=["POST"])
+    return Route(protocol.path, create, methods=["POST"])
+
+
+CHAT_COMPLETIONS = WireProtocol(
+    "/v1/chat/completions",
+    _read,
+    lambda reply, body, model, number: _response(reply, model, number),
+    lambda answer, body: _chunks(
+        answer, bool((body.get("stream_options") or {}).get("include_usage"))
+    ),
+)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -30,10 +29,9 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import ToolCall
 
 from agentloop._content import content_text
-from agentloop.engine import AgentStopped, Observer
-from agentloop.harness.agents._model_endpoint import ask, error_response, model_name
+from agentloop.harness.agents._model_endpoint import WireProtocol
 
-__all__ = ["responses_route"]
+__all__ = ["RESPONSES"]
 
 _IGNORED = (
     "model", "temperature", "top_p", "max_output_tokens", "store", "metadata", "truncation",
@@ -227,27 +225,9 @@ def _events(answer: dict[str, Any]) -> str:
     return "".join(_sse(kind, n, data) for n, (kind, data) in enumerate(events))
 
 
-def responses_route(observer: Observer, tools: Sequence[Any]) -> Any:
-    """The Starlette route answering ``POST /v1/responses`` with ``observer``'s model."""
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
-
-    by_name = {tool.name: tool for tool in tools}
-
-    async def respond(request: Request) -> Any:
-        try:
-            body = await request.json()
-            messages, asked, options = _read(body)
-        except ValueError as exc:  # JSON errors are ValueErrors too
-            return error_response(400, f"POST /v1/responses: {exc}", "invalid_request_error")
-        try:
-            reply = await ask(observer, by_name, messages, asked, options)
-        except AgentStopped as exc:
-            return error_response(403, str(exc), "agentloop_limit")
-        answer = _response(reply, body, model_name(observer), len(observer.steps))
-        if body.get("stream"):
-            return Response(_events(answer), media_type="text/event-stream")
-        return JSONResponse(answer)
-
-    return Route("/v1/responses", respond, methods=["POST"])
+RESPONSES = WireProtocol(
+    "/v1/responses",
+    _read,
+    _response,
+    lambda answer, body: _events(answer),
+)

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
 from agentloop.engine import run_own_agent
-from agentloop.harness.agents._model_endpoint import chat_completions_route
+from agentloop.harness.agents._model_endpoint import CHAT_COMPLETIONS, protocol_route
 from agentloop.harness.agents._tool_server import serve_tools
 from agentloop.testing import ScriptedChatModel
 
@@ -61,7 +61,7 @@ def test_the_endpoint_answers_as_openai_and_refuses_what_it_must() -> None:
             raise AssertionError("no tool is called over MCP here")
 
         async def agent(messages: Any) -> str:
-            routes = [chat_completions_route(model.observer, tools)]
+            routes = [protocol_route(CHAT_COMPLETIONS, model.observer, tools)]
             async with serve_tools(listed, call, routes=routes) as server:
                 url = f"{server.base_url}/v1"
                 body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -134,7 +134,7 @@ def test_the_token_limit_refuses_at_the_endpoint() -> None:
             raise AssertionError("no tool is called over MCP here")
 
         async def agent(messages: Any) -> str:
-            routes = [chat_completions_route(model.observer, tools)]
+            routes = [protocol_route(CHAT_COMPLETIONS, model.observer, tools)]
             async with serve_tools(listed, call, routes=routes) as server:
                 client = openai.AsyncOpenAI(
                     base_url=f"{server.base_url}/v1", api_key=server.token, max_retries=0
