@@ -60,7 +60,7 @@ from agentloop.harness.exchange._inspect_export import (
     outside_a_loop,
     require_inspect,
 )
-from agentloop.harness.run._environment import environment_input, recorded_states
+from agentloop.harness.run._environment import recorded_states, rewards_environment
 from agentloop.harness.run._judges import SampleJudging
 from agentloop.harness.run._sample import Prepared, prepare
 from agentloop.harness.run._tools import sample_row
@@ -253,15 +253,11 @@ async def _line(
             not trajectory.turns or any(t.state is None for t in trajectory.turns)
         ):
             await recorded_states(p, row, epoch, trajectory)
-        environment, failed = None, {}
         judging = SampleJudging.from_recording(
             {**kept, "id": sid, "epoch": epoch}, "agentloop import inspect calls no judge"
         )
-        if p.environment is not None and (asking := p.rewards.asking_for("environment")):
-            try:
-                environment = await environment_input(p, row, epoch, trajectory)
-            except Exception as exc:  # the rewards that need it fail; the others stand
-                failed = dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
+        asking = p.rewards.asking_for("environment")
+        environment, failed = await rewards_environment(p, asking, row, epoch, trajectory)
         outcome = await p.rewards.score(
             trajectory, row.ground_truth, row.answer, metadata=row.metadata,
             row=sample_row(row), environment=environment, expected=row.expected_calls,

@@ -60,6 +60,7 @@ __all__ = [
     "executes_ground_truth",
     "recorded_environment",
     "recorded_states",
+    "rewards_environment",
     "run_calls",
 ]
 
@@ -293,6 +294,19 @@ async def environment_input(
         "expected_states": states,
         "expected_results": results,
     }
+
+
+async def rewards_environment(
+    p: _Prepared, asking: Sequence[str], sample: Sample, epoch: int, trajectory: Trajectory
+) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """The ``environment`` input for the rewards ``asking`` for it (none: None), and the
+    error of each of them when it cannot be made: those rewards fail, the others stand."""
+    if p.environment is None or not asking:
+        return None, {}
+    try:
+        return await environment_input(p, sample, epoch, trajectory), {}
+    except Exception as exc:
+        return None, dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
 
 
 def recorded_environment(trajectory: Trajectory) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from agentloop.harness.data._selection import Selection, iter_selected, select_r
 from agentloop.harness.run._dependencies import Dependencies, check_dependencies
 from agentloop.harness.run._environment import (
     EnvironmentFactory,
-    environment_input,
     recorded_states,
+    rewards_environment,
 )
 from agentloop.harness.run._scoring import RewardPlan, ToolSet, recorded_trajectory
 from agentloop.harness.run._tools import sample_row, turn_plan
@@ -359,12 +359,8 @@ async def run_sample(
             raise _SampleError(record["error_kind"] or "model", trajectory.error or "model error")
         if trajectory.stop_reason == "user_error":
             raise _SampleError("user_model", trajectory.error or "user model error")
-        environment, failed = None, {}
-        if p.environment is not None and (asking := p.rewards.asking_for("environment")):
-            try:
-                environment = await environment_input(p, sample, epoch, trajectory)
-            except Exception as exc:  # the rewards that need it fail; the others stand
-                failed = dict.fromkeys(asking, f"{type(exc).__name__}: {exc}")
+        asking = p.rewards.asking_for("environment")
+        environment, failed = await rewards_environment(p, asking, sample, epoch, trajectory)
         outcome = await p.rewards.score(
             trajectory,
             sample.ground_truth,
