@@ -129,6 +129,22 @@ def _as_text(result: Any) -> str:
     return str(result)
 
 
+def schema_tool(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]], str]) -> BaseTool:
+    """A BFCL function, described by its OpenAI schema, as a tool whose calls go to
+    ``call(name, arguments)`` (the environments of multi-turn, memory and web search)."""
+    name = schema["name"]
+
+    def run(**arguments: Any) -> str:
+        return call(name, arguments)
+
+    return StructuredTool(
+        name=name,
+        description=schema.get("description", ""),
+        args_schema=schema["parameters"],
+        func=run,
+    )
+
+
 def call_bfcl_method(
     methods: Mapping[str, Callable[..., Any]],
     name: str,
@@ -198,20 +214,11 @@ class BfclEnvironment:
 
     def tools(self) -> list[BaseTool]:
         """One tool per documented function; all share this environment's instances."""
-        return [self._tool(schema) for schema in self._schemas]
+        return [schema_tool(schema, self.call) for schema in self._schemas]
 
-    def _tool(self, schema: dict[str, Any]) -> BaseTool:
-        name = schema["name"]
-
-        def run(**arguments: Any) -> str:
-            return call_bfcl_method(self.methods, name, arguments)
-
-        return StructuredTool(
-            name=name,
-            description=schema.get("description", ""),
-            args_schema=schema["parameters"],
-            func=run,
-        )
+    def call(self, name: str, arguments: dict[str, Any]) -> str:
+        """One call as BFCL's executor runs it; the text it records."""
+        return call_bfcl_method(self.methods, name, arguments)
 
     def snapshot(self) -> dict[str, Any]:
         """Public attributes of every instance (what BFCL's state check compares), JSON-able."""

@@ -22,10 +22,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 
 from agentloop.benchmarks.bfcl._convert import openai_tools
-from agentloop.benchmarks.bfcl._env import _public_state, bfcl_methods, call_bfcl_method
+from agentloop.benchmarks.bfcl._env import (
+    _public_state,
+    bfcl_methods,
+    call_bfcl_method,
+    schema_tool,
+)
 from agentloop.benchmarks.bfcl._memory import (
     MemoryChain,
     answer_format_prompt,
@@ -84,23 +89,14 @@ class MemoryEnvironment:
 
     def tools(self) -> list[BaseTool]:
         """One tool per documented method; all share this entry's backend instance."""
-        return [self._tool(schema) for schema in self._schemas]
+        return [schema_tool(schema, self.call) for schema in self._schemas]
 
-    def _tool(self, schema: dict[str, Any]) -> BaseTool:
-        name = schema["name"]
-
-        def run(**arguments: Any) -> str:
-            if (bad := _first_non_finite(list(arguments.values()))) is not None:
-                # BFCL's text of the call holds ``inf`` or ``nan``: its eval fails on the name
-                return f"Error during execution: name '{bad}' is not defined"
-            return call_bfcl_method(self.methods, name, self._as_bfcl_passes(arguments))
-
-        return StructuredTool(
-            name=name,
-            description=schema.get("description", ""),
-            args_schema=schema["parameters"],
-            func=run,
-        )
+    def call(self, name: str, arguments: dict[str, Any]) -> str:
+        """One call as BFCL's executor runs it on the memory; the text it records."""
+        if (bad := _first_non_finite(list(arguments.values()))) is not None:
+            # BFCL's text of the call holds ``inf`` or ``nan``: its eval fails on the name
+            return f"Error during execution: name '{bad}' is not defined"
+        return call_bfcl_method(self.methods, name, self._as_bfcl_passes(arguments))
 
     def _as_bfcl_passes(self, arguments: dict[str, Any]) -> dict[str, Any]:
         from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import (

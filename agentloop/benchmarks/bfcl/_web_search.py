@@ -127,22 +127,9 @@ class WebSearchEnvironment:
             return f"Error during execution: {exc}"
 
     def tools(self) -> list[BaseTool]:
-        return [self._tool(schema) for schema in self._schemas]
+        from agentloop.benchmarks.bfcl._env import schema_tool  # LangChain: not to read rows
 
-    def _tool(self, schema: dict[str, Any]) -> BaseTool:
-        from langchain_core.tools import StructuredTool
-
-        name = schema["name"]
-
-        def run(**arguments: Any) -> str:
-            return self.call(name, arguments)
-
-        return StructuredTool(
-            name=name,
-            description=schema.get("description", ""),
-            args_schema=schema["parameters"],
-            func=run,
-        )
+        return [schema_tool(schema, self.call) for schema in self._schemas]
 
     def snapshot(self) -> dict[str, Any]:
         """The scenario and how its searches ran: ``leaderboard_comparable`` is false unless
