@@ -77,10 +77,10 @@ def _load_class(name: str) -> type:
 
 
 @functools.cache
-def _class_docs(name: str) -> tuple[str, ...]:
+def _doc_lines(file: str) -> tuple[str, ...]:
     from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 
-    path = bfcl_data_dir() / "multi_turn_func_doc" / BFCL_CLASSES[name][1]
+    path = bfcl_data_dir() / "multi_turn_func_doc" / file
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -88,10 +88,15 @@ def _class_docs(name: str) -> tuple[str, ...]:
     return tuple(line for line in text.splitlines() if line.strip())
 
 
+def bfcl_func_docs(file: str) -> list[dict[str, Any]]:
+    """BFCL's function docs in ``multi_turn_func_doc/<file>`` (read once), fresh copies."""
+    return [json.loads(line) for line in _doc_lines(file)]
+
+
 def bfcl_class_docs(name: str) -> list[dict[str, Any]]:
-    """BFCL's function docs of one class (``multi_turn_func_doc``), fresh copies."""
+    """BFCL's function docs of one multi-turn class, fresh copies."""
     _check_class(name)
-    return [json.loads(line) for line in _class_docs(name)]
+    return bfcl_func_docs(BFCL_CLASSES[name][1])
 
 
 def bfcl_instances(

@@ -16,7 +16,6 @@ at the end of its conversation, as BFCL's handler does; a question's is dropped.
 from __future__ import annotations
 
 import ast
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from langchain_core.tools import BaseTool
 from agentloop.benchmarks.bfcl._convert import openai_tools
 from agentloop.benchmarks.bfcl._env import (
     _public_state,
+    bfcl_func_docs,
     bfcl_methods,
     call_bfcl_method,
     schema_tool,
@@ -39,17 +39,6 @@ from agentloop.benchmarks.bfcl._memory import (
 from agentloop.errors import ConfigError, DatasetError
 
 __all__ = ["MemoryEnvironment", "bfcl_memory_environment"]
-
-
-def _docs(category: str) -> list[dict[str, Any]]:
-    from agentloop.benchmarks.bfcl._package import bfcl_data_dir
-
-    path = bfcl_data_dir() / "multi_turn_func_doc" / f"{category}.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(f"BFCL function docs not found: {path}") from None
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _first_non_finite(value: Any) -> str | None:
@@ -72,7 +61,9 @@ class MemoryEnvironment:
         self.entry = entry
         self.instance = chain.open(entry)  # refused unless its prerequisites are written
         self.methods = bfcl_methods({"memory": self.instance})
-        self._schemas = [tool["function"] for tool in openai_tools(_docs(chain.category))]
+        self._schemas = [
+            tool["function"] for tool in openai_tools(bfcl_func_docs(f"{chain.category}.json"))
+        ]
 
     def first_messages(self) -> list[dict[str, Any]]:
         """The first turn as BFCL sends it: the memory system prompt (with the memory as

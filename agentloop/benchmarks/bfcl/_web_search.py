@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentloop.benchmarks.bfcl._convert import openai_tools
-from agentloop.benchmarks.bfcl._package import bfcl_data_dir
 from agentloop.benchmarks.bfcl._search_replay import (
     NotRecordedError,
     SearchReplay,
@@ -95,7 +93,9 @@ class WebSearchEnvironment:
         self.search = search
         """BFCL's ``WebSearchAPI`` (live), or a :class:`SearchReplay`."""
         self.show_snippet = show_snippet
-        self._schemas = [t["function"] for t in openai_tools(_function_docs())]
+        from agentloop.benchmarks.bfcl._env import bfcl_func_docs  # LangChain: not for rows
+
+        self._schemas = [t["function"] for t in openai_tools(bfcl_func_docs("web_search.json"))]
 
     @property
     def live(self) -> bool:
@@ -141,20 +141,6 @@ class WebSearchEnvironment:
                 "leaderboard_comparable": self.live,
             }
         }
-
-
-@functools.cache
-def _docs() -> tuple[str, ...]:
-    path = bfcl_data_dir() / "multi_turn_func_doc" / "web_search.json"
-    try:
-        return tuple(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-    except FileNotFoundError:
-        raise DatasetError(f"BFCL function docs not found: {path}") from None
-
-
-def _function_docs() -> list[dict[str, Any]]:
-    """BFCL's docs of the two functions, fresh copies."""
-    return [json.loads(line) for line in _docs()]
 
 
 @functools.cache
