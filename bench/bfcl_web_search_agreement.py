@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bfcl_agentic_cases import compare  # noqa: E402
 from bfcl_memory_agreement import phrasings  # noqa: E402
 
-from agentloop.benchmarks.bfcl._agentic_verdict import bfcl_agentic_verdict  # noqa: E402
 from agentloop.benchmarks.bfcl._data import bfcl_rows  # noqa: E402
 from agentloop.benchmarks.bfcl._web_search import WEB_SEARCH_CATEGORIES  # noqa: E402
 
-BFCL_PYTHON = ROOT / ".venv-bfcl" / "bin" / "python"
 _SEARCH = [{"search_engine_query": json.dumps({"keywords": "Forbes richest China 2025"})}]
 _FETCH = [{"fetch_url_content": json.dumps({"url": "https://example.org", "mode": "truncate"})}]
 _BROKEN = [{"search_engine_query": '{"keywords": "unterminated'}]
@@ -54,23 +50,6 @@ def cases_of(answers: list[str]) -> list[tuple[str, list[Any]]]:
         ("broken_call_then_answer", [_BROKEN, first]),
         ("broken_call_only", [_BROKEN]),
     ]
-
-
-def messages_of(steps: list[Any]) -> list[dict[str, Any]]:
-    """The steps as an OpenAI-format conversation, the arguments' text as sent."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "question"}]
-    for number, step in enumerate(steps):
-        if isinstance(step, str):
-            messages.append({"role": "assistant", "content": step})
-            continue
-        calls = [
-            {"id": f"c{number}_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-            for i, call in enumerate(step)
-            for n, a in call.items()
-        ]
-        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
-        messages += [{"role": "tool", "tool_call_id": c["id"], "content": "[]"} for c in calls]
-    return messages
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,47 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                         "answers": row["answer"],
                     }
                 )
-    lines = "".join(
-        json.dumps({k: c[k] for k in ("case_id", "id", "category", "steps")}) + "\n" for c in cases
-    )
-    started = time.perf_counter()
-    done = subprocess.run(
-        [str(BFCL_PYTHON), str(ROOT / "bench" / "bfcl_web_search_checker.py")],
-        input=lines, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    bfcl_seconds = time.perf_counter() - started
-    theirs = {v["case_id"]: v for v in map(json.loads, done.stdout.splitlines())}
-    started = time.perf_counter()
-    ours = {
-        c["case_id"]: bfcl_agentic_verdict(messages_of(c["steps"]), {"answer": c["answers"]})
-        for c in cases
-    }
-    our_seconds = time.perf_counter() - started
-    total: Counter[str] = Counter()
-    agree: Counter[str] = Counter()
-    valid: Counter[str] = Counter()
-    for case in cases:
-        bfcl, mine = theirs[case["case_id"]], ours[case["case_id"]]
-        same = bfcl["valid"] == (mine.score == 1.0) and bfcl.get("error_type") == (
-            mine.details.error_type
-        )
-        kind = "format" if case["kind"].startswith("format_") else case["kind"]
-        for key in (case["category"], f"kind {kind}"):
-            total[key] += 1
-            agree[key] += same
-            valid[key] += bool(bfcl["valid"])
-        if not same:
-            print("DISAGREE", case["id"], case["kind"], bfcl, mine.details, flush=True)
-    print(f"{'':28} {'cases':>6} {'agree':>6} {'BFCL valid':>10}")
-    for key in total:
-        print(f"{key:28} {total[key]:6} {agree[key]:6} {valid[key]:10}")
-    overall = sum(agree[c] for c in WEB_SEARCH_CATEGORIES) / max(1, len(cases))
-    print(f"overall agreement {overall:.4%} on {len(cases)} cases")
-    print(
-        f"time to score: agentloop {our_seconds * 1000 / max(1, len(cases)):.3f} ms/case, "
-        f"BFCL (one process, imports included) {bfcl_seconds:.1f} s"
-    )
-    return 0 if overall == 1 else 1
+    return compare(cases, "bfcl_web_search_checker.py", WEB_SEARCH_CATEGORIES, tool_result="[]")
 
 
 if __name__ == "__main__":
