@@ -210,30 +210,6 @@ def test_the_round_cap_holds_at_the_endpoint_as_in_the_loop(tmp_path: Path) -> N
         assert "the run has ended (max_rounds); the model was not called" in note
 
 
-@pytest.mark.parametrize(
-    ("agent", "says"),
-    [
-        ({"command": []}, "agent: command: a non-empty list"),
-        ({}, "agent: give one of factory, command or url"),
-        ({"factory": "a:b", "command": ["x"]}, "agent: give one of factory, command or url"),
-        ({"command": ["x"], "args": {"a": 1}}, "args is for a factory"),
-        ({"factory": "a:b", "env": {"A": "b"}}, "agent: env is for a command"),
-    ],
-)
-def test_a_wrong_agent_field_is_a_one_line_config_error(
-    tmp_path: Path, agent: dict[str, Any], says: str
-) -> None:
-    from agentloop.errors import ConfigError
-    from agentloop.harness import load_config
-
-    config = add_setup(tmp_path, 1, agent=agent)
-    with pytest.raises(ConfigError) as raised:
-        load_config(config)
-    assert str(raised.value).startswith(f"{config}: ")
-    assert says in str(raised.value)
-    assert "\n" not in str(raised.value)
-
-
 def _adder(body: dict[str, Any]) -> StubResponse:
     """A provider calling add(i, 1) for "What is i + 1?", then answering with the result."""
     last = body["messages"][-1]

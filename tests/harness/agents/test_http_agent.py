@@ -23,7 +23,6 @@ import openai
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from agentloop.errors import ConfigError
 from agentloop.harness import load_config
 from tests.support.docs import block_with
 from tests.support.harness import add_setup, ask, call, read_results, run_once, write_json
@@ -320,27 +319,6 @@ def test_with_a_simulated_user_each_turn_is_one_post_with_the_conversation_so_fa
     assert service.bodies[1]["messages"][-1] == {"role": "user", "content": "user_1."}
     # both calls name the one episode
     assert {(b["sample_id"], b["epoch"]) for b in service.bodies} == {(own["id"], 1)}
-
-
-@pytest.mark.parametrize(
-    ("agent", "says"),
-    [
-        ({"url": "http://10.1.2.3:8000/agent"}, "agent: url: 10.1.2.3 is not this machine"),
-        ({"url": "ftp://127.0.0.1/x"}, "is not an http(s) URL"),
-        ({"url": "http://127.0.0.1:1/", "env": {"A": "b"}}, "env is for a command"),
-        ({"command": ["x"], "headers_env": {"A": "B"}}, "headers_env and allow_remote are for"),
-        ({"url": "http://127.0.0.1:1/", "command": ["x"]}, "give one of factory, command or url"),
-    ],
-)
-def test_a_wrong_url_field_is_a_one_line_config_error(
-    tmp_path: Path, agent: dict[str, Any], says: str
-) -> None:
-    config = add_setup(tmp_path, 1, agent=agent)
-    with pytest.raises(ConfigError) as raised:
-        load_config(config)
-    assert str(raised.value).startswith(f"{config}: ")
-    assert says in str(raised.value)
-    assert "\n" not in str(raised.value)
 
 
 def test_a_remote_service_loads_when_allowed_and_a_missing_header_variable_stops_the_run(
